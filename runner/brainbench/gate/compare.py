@@ -1,0 +1,309 @@
+"""The regression gate: compare a run's canonical baseline against main's.
+
+Spec §10.2 (gbrain ``scoreboard.ts: compareBaselines``), implemented step by step
+in the spec's order; each step is commented with its number.  The gate exists so
+that every memory change moves, or holds with a recorded justification, a number --
+and so that a change cannot approve itself: CI compares against *main's* copy of
+the baseline, and an edited committed baseline must match the actual run.
+
+One deliberate tightening over gbrain (told to the lead): a source-isolation
+breach is never downgraded to ``pass`` by a justification or ``--allow-regression``.
+It is a data-leak invariant ("must be 0 regardless of baseline"), not a trade-off a
+reviewer can bless.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Literal
+
+from brainbench.gate.baseline import serialize_baseline
+from brainbench.gate.numbers import js_number, round4
+from brainbench.models.result import Breach, CompareOutcome, Verdict
+
+if TYPE_CHECKING:
+    from brainbench.models.baseline import Baseline
+    from brainbench.models.result import RunResult
+
+__all__ = [
+    "EXIT_CODES",
+    "GATED_METRICS",
+    "ISOLATION_METRIC",
+    "compare_baselines",
+    "exit_code_for",
+    "failed_items",
+    "newly_failed_items",
+]
+
+Direction = Literal["lower", "higher"]
+
+ISOLATION_METRIC = "source_isolation_violations"
+
+# Which way is "better" for every gated metric.  avg_injected_tokens is never gated:
+# spending more or fewer tokens is a cost trade-off, not a regression.
+GATED_METRICS: dict[str, Direction] = {
+    "know_to_ask_failure_rate": "lower",
+    "false_fire_rate": "lower",
+    "push_precision": "higher",
+    "push_recall": "higher",
+    "write_back_fidelity": "higher",
+    "provenance_accuracy": "higher",
+    "continuity_rate": "higher",
+    "extraction_recall": "higher",
+    "extraction_precision": "higher",
+    ISOLATION_METRIC: "lower",
+}
+
+EXIT_CODES: dict[Verdict, int] = {"pass": 0, "regression": 1, "inconclusive": 2}
+
+NOTE_UPDATE_BASELINE = "run `--update-baseline` and commit the result"
+
+
+def exit_code_for(verdict: Verdict) -> int:
+    """pass 0, regression 1, inconclusive 2."""
+    return EXIT_CODES[verdict]
+
+
+def _data(b: Baseline) -> str:
+    """The baseline's numbers and config, justification excluded."""
+    return serialize_baseline(b, include_justification=False)
+
+
+def _config_diffs(current: Baseline, main: Baseline) -> list[str]:
+    diffs: list[str] = []
+    cur, ref = current.config, main.config
+    # Lists are compared as JSON arrays: order and duplicates both count.
+    for name in ("include_holdout", "llm", "harnesses", "suites"):
+        a, b = getattr(ref, name), getattr(cur, name)
+        if a != b:
+            diffs.append(f"{name} main={json.dumps(a)} current={json.dumps(b)}")
+    return diffs
+
+
+def _outcome(
+    verdict: Verdict, mode: str, breaches: list[Breach], notes: list[str]
+) -> CompareOutcome:
+    return CompareOutcome(verdict=verdict, mode=mode, breaches=breaches, notes=notes)  # type: ignore[arg-type]
+
+
+def _bless(
+    mode: str, breaches: list[Breach], notes: list[str], reason_note: str
+) -> CompareOutcome:
+    """Downgrade breaches to pass with the reason recorded -- except isolation ones."""
+    if any(b.metric == ISOLATION_METRIC for b in breaches):
+        notes.append(
+            "source isolation breaches cannot be blessed or allowed (data-leak invariant); "
+            f"ignored: {reason_note}"
+        )
+        return _outcome("regression", mode, breaches, notes)
+    notes.append(reason_note)
+    return _outcome("pass", mode, breaches, notes)
+
+
+def compare_baselines(
+    current: Baseline,
+    main: Baseline,
+    *,
+    allow_regression: str | None = None,
+    committed: Baseline | None = None,
+) -> CompareOutcome:
+    """Gate ``current`` (this run, canonical, no justification) against ``main``.
+
+    ``committed`` is the baseline file in the working tree (the PR's copy); it is
+    what bless mode and same-hash hardening check against the actual run.
+    """
+    breaches: list[Breach] = []
+    notes: list[str] = []
+
+    # 1. Isolation at zero, regardless of main.
+    for key, metrics in current.cells.items():
+        value = metrics.get(ISOLATION_METRIC)
+        if value is not None and value > 0:
+            breaches.append(
+                Breach(
+                    cell=key,
+                    metric=ISOLATION_METRIC,
+                    main=0,
+                    current=value,
+                    detail="data-leak invariant: must be 0 regardless of baseline",
+                )
+            )
+
+    # 2. Mode.
+    same_hash = current.fixtures_hash == main.fixtures_hash
+    mode = "same-hash" if same_hash else "corpus-bless"
+
+    # 3. Config binding: numbers from different configs are not comparable.
+    diffs = _config_diffs(current, main)
+    if diffs:
+        notes.append(f"run config mismatch: {'; '.join(diffs)} — compare like with like")
+        return _outcome("inconclusive", mode, breaches, notes)
+
+    # 4. Counts.  Cells present only in the current run are ignored.
+    for key, ref in main.counts.items():
+        cur = current.counts.get(key)
+        if cur is None:
+            breaches.append(
+                Breach(
+                    cell=key,
+                    metric="gold_failed",
+                    main=ref.gold_failed,
+                    current=None,  # gbrain: NaN, which JSON.stringify writes as null
+                    detail="cell missing from current run (suite/harness coverage disappeared)",
+                )
+            )
+            continue
+        if same_hash:
+            if cur.gold_failed > ref.gold_failed:
+                n = cur.gold_failed - ref.gold_failed
+                breaches.append(
+                    Breach(
+                        cell=key,
+                        metric="gold_failed",
+                        main=ref.gold_failed,
+                        current=cur.gold_failed,
+                        detail=f"{n} newly-failed gold item(s)",
+                    )
+                )
+            if cur.gold_total != ref.gold_total:
+                breaches.append(
+                    Breach(
+                        cell=key,
+                        metric="gold_total",
+                        main=ref.gold_total,
+                        current=cur.gold_total,
+                        detail="scoring coverage changed WITHOUT a fixture change",
+                    )
+                )
+        elif cur.gold_total < ref.gold_total:
+            breaches.append(
+                Breach(
+                    cell=key,
+                    metric="gold_total",
+                    main=ref.gold_total,
+                    current=cur.gold_total,
+                    detail=(
+                        f"gold coverage shrank ({ref.gold_total} → {cur.gold_total}) — "
+                        "possible corpus hollowing"
+                    ),
+                )
+            )
+
+    # 5. Gated metrics present in both, compared on the 4-dp values.
+    for key, ref_metrics in main.cells.items():
+        cur_metrics = current.cells.get(key)
+        if cur_metrics is None:
+            continue
+        for name, ref_value in ref_metrics.items():
+            direction = GATED_METRICS.get(name)
+            if direction is None or name == ISOLATION_METRIC or name not in cur_metrics:
+                continue
+            a, b = round4(ref_value), round4(cur_metrics[name])
+            if direction == "lower" and b > a:
+                detail = f"rose {js_number(round4(abs(b - a)))}"
+            elif direction == "higher" and b < a:
+                detail = f"fell {js_number(round4(abs(b - a)))}"
+            else:
+                continue
+            breaches.append(
+                Breach(cell=key, metric=name, main=ref_value, current=cur_metrics[name], detail=detail)
+            )
+
+    # 6. Corpus-bless mode: the corpus changed, so main's numbers are history; the
+    #    committed baseline must be exactly this run, and a regression needs a reason.
+    if not same_hash:
+        notes.append(
+            f"fixtures_hash changed ({main.fixtures_hash[:12]} → {current.fixtures_hash[:12]})"
+            " — corpus-bless mode"
+        )
+        if committed is None:
+            notes.append(f"no committed baseline for the new corpus — {NOTE_UPDATE_BASELINE}")
+            return _outcome("inconclusive", mode, breaches, notes)
+        expected = current.model_copy(update={"justification": committed.justification})
+        if serialize_baseline(committed) != serialize_baseline(expected):
+            notes.append(f"committed baseline does not match this run — {NOTE_UPDATE_BASELINE}")
+            return _outcome("inconclusive", mode, breaches, notes)
+        if breaches:
+            if not committed.justification and not allow_regression:
+                notes.append(
+                    "metrics regressed with the corpus change and the committed baseline has no "
+                    "`justification` — re-run `--update-baseline --justification \"…\"` and commit"
+                )
+                return _outcome("regression", mode, breaches, notes)
+            reason = committed.justification or allow_regression
+            return _bless(mode, breaches, notes, f"regression blessed: {reason}")
+        return _outcome("pass", mode, breaches, notes)
+
+    # 7. Same-hash hardening: a committed baseline that differs from main's must be
+    #    receipts-backed, i.e. exactly what this run produced.
+    if committed is not None and _data(committed) != _data(main):
+        if _data(committed) != _data(current):
+            notes.append(
+                "committed baseline differs from main's but not by this run's numbers — it must be "
+                "receipts-backed (`--update-baseline`) or reverted"
+            )
+            return _outcome("inconclusive", mode, breaches, notes)
+        notes.append("committed baseline updated (matches this run) — the diff vs main is the visible delta")
+        if breaches and committed.justification and not allow_regression:
+            return _bless(mode, breaches, notes, f"regression blessed: {committed.justification}")
+        if breaches and not allow_regression:
+            notes.append("the updated baseline regresses vs main and carries no `justification`")
+
+    # 8. What remains.
+    if breaches and allow_regression:
+        return _bless(mode, breaches, notes, f"regression allowed: {allow_regression}")
+    if breaches:
+        return _outcome("regression", mode, breaches, notes)
+    return _outcome("pass", mode, breaches, notes)
+
+
+# --- naming failed gold items from turn rows ---------------------------------------
+
+def _as_set(values: Iterable[str] | None) -> set[str]:
+    return set(values or ())
+
+
+def failed_items(result: RunResult) -> dict[str, list[str]]:
+    """Failed gold items per ``harness/suite`` cell, named from the run's turn rows.
+
+    Item names follow gbrain's scorers: a know-to-ask miss or false fire is
+    ``fixture#turn`` (false fires are suffixed); a push miss is
+    ``fixture#turn missing slug`` (one per missed gold slug, which is what push's
+    gold_failed counts).  Write-back and continuity
+    keep their failures outside turn rows, so those cells are not itemised here.
+    """
+    items: dict[str, list[str]] = {}
+    for row in result.turn_rows:
+        gold = row.gold
+        if gold is None:
+            continue
+        key = f"{row.harness}/{row.suite}"
+        injected = list(row.injected_slugs)
+        gold_slugs = _as_set(gold.gold_slugs)
+        if row.suite == "know-to-ask":
+            if gold.should_retrieve:
+                if not (set(injected) & (gold_slugs | _as_set(gold.acceptable_slugs))):
+                    items.setdefault(key, []).append(f"{row.fixture_id}#{row.turn_id}")
+            elif injected:
+                items.setdefault(key, []).append(f"{row.fixture_id}#{row.turn_id} (false fire)")
+        elif row.suite == "push" and gold.should_retrieve:
+            for slug in sorted(gold_slugs - set(injected)):
+                items.setdefault(key, []).append(f"{row.fixture_id}#{row.turn_id} missing {slug}")
+    return items
+
+
+def newly_failed_items(current: RunResult, main: RunResult | None) -> dict[str, list[str]]:
+    """Items failing in ``current`` but not in ``main`` (all of them without ``main``)."""
+    now = failed_items(current)
+    if main is None:
+        return now
+    before = failed_items(main)
+    out: dict[str, list[str]] = {}
+    for key, names in now.items():
+        old = set(before.get(key, ()))
+        new = [n for n in names if n not in old]
+        if new:
+            out[key] = new
+    return out
+

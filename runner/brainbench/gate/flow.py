@@ -1,0 +1,185 @@
+"""The CLI-level gate flow of ``brainbench run`` (spec §10.3).
+
+``brainbench run`` calls :func:`apply_gate` after scoring and before writing its
+outputs; ``brainbench run --compare BASE CURRENT`` calls :func:`compare_files`.
+Neither prints: both return a :class:`GateReport` whose messages the CLI writes to
+stderr and whose exit code it exits with.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from brainbench.gate.baseline import (
+    BaselineError,
+    canonical_baseline,
+    parse_baseline,
+    write_baseline,
+)
+from brainbench.gate.compare import compare_baselines, exit_code_for, failed_items
+from brainbench.gate.numbers import js_json_dumps
+
+if TYPE_CHECKING:
+    from brainbench.models.result import CompareOutcome, RunResult
+
+__all__ = [
+    "BASELINE_RELPATH",
+    "EXIT_INCONCLUSIVE",
+    "GateReport",
+    "apply_gate",
+    "ci_from_env",
+    "compare_files",
+    "default_baseline_path",
+    "outcome_json",
+]
+
+BASELINE_RELPATH = Path("baselines") / "main.json"
+EXIT_INCONCLUSIVE = 2
+MAX_NAMED_ITEMS = 25
+
+
+def default_baseline_path() -> Path:
+    """The repository's committed baseline (``<repo>/baselines/main.json``).
+
+    Resolved from the package location, not the cwd, so the bundled default works
+    from any directory -- as gbrain resolves its bundled baseline from the package root.
+    """
+    return Path(__file__).resolve().parents[3] / BASELINE_RELPATH
+
+
+def ci_from_env(env: Mapping[str, str] | None = None) -> bool:
+    """True when ``CI`` is set (GitHub Actions and our ``.ci/run`` set ``CI=true``)."""
+    value = (os.environ if env is None else env).get("CI", "")
+    return value.strip().lower() not in ("", "0", "false", "no")
+
+
+@dataclass
+class GateReport:
+    """What the gate decided; the CLI turns it into stderr lines and an exit code."""
+
+    outcome: CompareOutcome | None = None
+    exit_code: int = 0
+    messages: list[str] = field(default_factory=list)
+    baseline_written: Path | None = None
+
+    def fail(self, message: str, code: int = EXIT_INCONCLUSIVE) -> GateReport:
+        self.messages.append(message)
+        self.exit_code = max(self.exit_code, code)
+        return self
+
+
+def outcome_json(outcome: CompareOutcome) -> str:
+    """The outcome as gbrain prints it for ``--compare BASE CURRENT`` (pretty JSON)."""
+    return js_json_dumps(outcome.model_dump(mode="json"), 2) + "\n"
+
+
+def _name_failed_items(outcome: CompareOutcome, result: RunResult) -> None:
+    """Add a note naming the failing gold items of every cell that lost items.
+
+    The baselines carry counts only; the run's turn rows say *which* items fail.
+    For a cell that was clean on main these are exactly the newly failed ones.
+    """
+    names = failed_items(result)
+    for breach in outcome.breaches:
+        if breach.metric != "gold_failed" or breach.current is None:
+            continue
+        items = names.get(breach.cell)
+        if not items:
+            continue
+        shown = ", ".join(items[:MAX_NAMED_ITEMS])
+        more = f" … and {len(items) - MAX_NAMED_ITEMS} more" if len(items) > MAX_NAMED_ITEMS else ""
+        scope = "newly-failed items" if not breach.main else f"failing items now (main had {breach.main})"
+        outcome.notes.append(f"{scope} in {breach.cell}: {shown}{more}")
+
+
+def apply_gate(
+    result: RunResult,
+    *,
+    harnesses: list[str],
+    suites: list[str],
+    compare: Path | None,
+    committed: Path | None,
+    update_baseline: Path | None,
+    justification: str | None,
+    allow_regression: str | None,
+    ci: bool,
+) -> GateReport:
+    """Update the baseline and/or gate a finished run (spec §10.3).
+
+    * ``update_baseline``: write the canonical baseline (with ``justification``)
+      BEFORE comparing, so a local ``--update-baseline --compare main.json`` sees its
+      own update as the committed baseline.  Refused when the run has seed failures.
+    * ``compare``: main's baseline.  ``committed`` is the bless/hardening target;
+      ``None`` means the repository's ``baselines/main.json``; a missing file means
+      "no committed baseline".
+    * ``allow_regression`` is a local escape hatch and is refused under CI, before
+      anything is written.
+    * Seed failures make the run invalid: exit 2 whatever the verdict.
+
+    The caller attaches ``report.outcome`` to the result (``result.compare``) before
+    writing ``--out``/``--json``.
+    """
+    report = GateReport()
+    if allow_regression is not None and ci:
+        return report.fail(
+            "--allow-regression is a local escape hatch and is refused when CI is set: "
+            "a change must not approve itself (commit a baseline with --justification instead)"
+        )
+    if justification is not None and update_baseline is None:
+        report.messages.append("note: --justification only takes effect with --update-baseline")
+
+    if update_baseline is not None:
+        if result.seed_failures:
+            n = len(result.seed_failures)
+            report.fail(f"refusing --update-baseline: {n} seed failure(s) — the run is invalid")
+        else:
+            baseline = canonical_baseline(
+                result, harnesses=harnesses, suites=suites, justification=justification
+            )
+            write_baseline(baseline, update_baseline)
+            report.baseline_written = update_baseline
+            report.messages.append(f"wrote baseline {update_baseline}")
+
+    if compare is not None:
+        try:
+            main = parse_baseline(compare)
+            committed_path = committed if committed is not None else default_baseline_path()
+            committed_baseline = parse_baseline(committed_path) if committed_path.is_file() else None
+        except BaselineError as exc:
+            return report.fail(f"compare failed: {exc}")
+        current = canonical_baseline(result, harnesses=harnesses, suites=suites)
+        outcome = compare_baselines(
+            current, main, allow_regression=allow_regression, committed=committed_baseline
+        )
+        _name_failed_items(outcome, result)
+        report.outcome = outcome
+        report.exit_code = max(report.exit_code, exit_code_for(outcome.verdict))
+
+    if result.seed_failures:
+        ids = ", ".join(f.fixture_id for f in result.seed_failures)
+        report.fail(f"SEED FAILURES ({len(result.seed_failures)}) — run is invalid: {ids}")
+    return report
+
+
+def compare_files(base: Path, current: Path, *, allow_regression: str | None = None,
+                  ci: bool = False) -> GateReport:
+    """``--compare BASE CURRENT``: pure file-vs-file, no run, no committed-baseline check.
+
+    The CLI prints :func:`outcome_json` of ``report.outcome`` on stdout.
+    """
+    report = GateReport()
+    if allow_regression is not None and ci:
+        return report.fail("--allow-regression is a local escape hatch and is refused when CI is set")
+    try:
+        main = parse_baseline(base)
+        cur = parse_baseline(current)
+    except BaselineError as exc:
+        return report.fail(f"compare failed: {exc}")
+    outcome = compare_baselines(cur, main, allow_regression=allow_regression)
+    report.outcome = outcome
+    report.exit_code = exit_code_for(outcome.verdict)
+    return report
