@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from brainbench.gate.baseline import canonical_baseline
 from brainbench.gate.compare import (
     compare_baselines,
