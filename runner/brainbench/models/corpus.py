@@ -1,0 +1,147 @@
+"""Fixture and gold documents (schema_version 1), as gbrain publishes them.
+
+Unknown keys are rejected everywhere; the semantic rules that JSON Schema cannot
+express (sealed gold, ts requirements, pairing) live in ``brainbench.corpus.rules``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+Suite = Literal["know-to-ask", "push", "write-back", "continuity"]
+SUITES: tuple[Suite, ...] = ("know-to-ask", "push", "write-back", "continuity")
+Role = Literal["user", "assistant"]
+FactKind = Literal["event", "preference", "commitment", "belief", "fact"]
+
+
+def _integral_number(value: object) -> object:
+    # JSON has one number type: gbrain accepts any value for which JS
+    # Number.isInteger holds, so 3.0 is a valid turn id but 3.5 and true are not.
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+TurnId = Annotated[int, BeforeValidator(_integral_number)]
+NonEmptyStr = Annotated[str, Field(min_length=1)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class SeedPage(_Strict):
+    slug: NonEmptyStr
+    content: NonEmptyStr
+    source_id: str | None = None
+
+
+class SeedFact(_Strict):
+    fact: NonEmptyStr
+    entity_slug: str | None = None
+    source: str | None = None
+    source_session: str | None = None
+    source_id: str | None = None
+
+
+class Turn(_Strict):
+    turn_id: TurnId
+    role: Role
+    text: NonEmptyStr
+    ts: str | None = Field(
+        default=None,
+        description="Required on every turn of write-back fixtures and continuity writers.",
+        json_schema_extra={"format": "date-time"},
+    )
+
+
+class ContinuityRole(_Strict):
+    pair_id: NonEmptyStr
+    pair_role: Literal["writer", "reader"]
+
+
+class Fixture(_Strict):
+    """An adapter-visible conversation. Gold is sealed in a separate file."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        frozen=True,
+        title="BrainBench fixture (schema_version 1)",
+    )
+
+    schema_version: Literal[1]
+    fixture_id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]
+    suites: Annotated[list[Suite], Field(min_length=1)]
+    category: str | None = None
+    holdout: bool | None = Field(default=None, description="Excluded from the gate unless --include-holdout.")
+    sources: list[str] | None = None
+    active_source: str | None = None
+    seed_pages: list[SeedPage] | None = None
+    seed_facts: list[SeedFact] | None = None
+    turns: Annotated[list[Turn], Field(min_length=1)]
+    continuity: ContinuityRole | None = None
+
+    @property
+    def source(self) -> str:
+        return self.active_source or "default"
+
+    @property
+    def is_holdout(self) -> bool:
+        return bool(self.holdout)
+
+
+class GoldFact(_Strict):
+    gist: NonEmptyStr
+    fact: NonEmptyStr
+    entity_slug: str | None
+    match_keywords: Annotated[list[str], Field(min_length=1)]
+    kind: FactKind | None = None
+
+
+class TurnGold(_Strict):
+    should_retrieve: bool
+    gold_slugs: list[str] | None = None
+    acceptable_slugs: list[str] | None = None
+    gold_facts: list[GoldFact] | None = None
+
+
+class Decision(_Strict):
+    decision_id: str
+    expected_slugs: list[str]
+    match_keywords: list[str]
+
+
+class GoldContinuity(_Strict):
+    pair_id: str
+    decisions: Annotated[list[Decision], Field(min_length=1)]
+
+
+class Gold(_Strict):
+    """Sealed gold for one fixture, joined by ``fixture_id``; never shown to seams."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        frozen=True,
+        title="BrainBench sealed gold (schema_version 1)",
+    )
+
+    fixture_id: str
+    turns: dict[str, TurnGold]
+    continuity: GoldContinuity | None = None
+
+
+class PublicTurn(_Strict):
+    """The only view of a turn that may cross into a seam."""
+
+    turn_id: int
+    role: Role
+    text: str
+    ts: str | None = None
+
+    @classmethod
+    def of(cls, turn: Turn) -> PublicTurn:
+        return cls(turn_id=turn.turn_id, role=turn.role, text=turn.text, ts=turn.ts)

@@ -1,0 +1,152 @@
+"""The result document of a run (result_schema_version 1).
+
+The gbrain-compatible core (receipt, cells, turn_rows, seed_failures) keeps
+gbrain's exact keys so foreign runners parse it unchanged; everything BrainBench
+adds (faults, executor, image digests, interruption) lives under ``_meta``, the
+one object gbrain's published schema leaves open.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_serializer
+
+from brainbench.models.corpus import Suite, TurnGold
+
+Harness = Literal["openclaw", "claude-code", "codex"]
+HARNESSES: tuple[Harness, ...] = ("openclaw", "claude-code", "codex")
+SeamKind = Literal["production", "contract"]
+FaultClass = Literal[
+    "adapter_timeout",
+    "adapter_crash",
+    "contract_violation",
+    "blocked",
+    "oversize",
+    "infra_error",
+]
+Verdict = Literal["pass", "regression", "inconclusive"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Receipt(_Model):
+    result_schema_version: Literal[1] = 1
+    fixtures_hash: str
+    harness_sha: str
+    ts: str = Field(json_schema_extra={"format": "date-time"})
+    cmd_args: list[str]
+    seed: int
+    include_holdout: bool
+    llm: bool
+
+
+class Cell(_Model):
+    suite: Suite
+    harness: Harness
+    seam: SeamKind
+    gold_total: int = Field(ge=0)
+    gold_failed: int = Field(ge=0)
+    metrics: dict[str, float | int]
+    fixtures: list[str]
+
+
+class TurnRow(_Model):
+    fixture_id: str
+    turn_id: int
+    harness: Harness
+    suite: Suite
+    injected_slugs: list[str]
+    injected_tokens: int | float
+    gold: TurnGold | None
+    cross_source_slugs: list[str]
+    latency_ms: float
+
+    @field_serializer("gold")
+    def _gold_as_authored(self, gold: TurnGold | None) -> dict[str, Any] | None:
+        # gbrain echoes the gold object as authored: absent keys stay absent.
+        return None if gold is None else gold.model_dump(mode="json", exclude_none=True)
+
+
+class SeedFailure(_Model):
+    fixture_id: str
+    error: str
+
+
+class Fault(_Model):
+    """A seam misbehaved on one turn; the turn was scored as silence."""
+
+    fixture_id: str
+    turn_id: int
+    harness: Harness
+    fault_class: FaultClass
+    detail: str
+
+
+class SeamInfo(_Model):
+    harness: Harness
+    seam: SeamKind
+    executor: str
+    mode: Literal["exec", "stream"]
+    image: str | None = None
+    image_digest: str | None = None
+
+
+class RunInfo(_Model):
+    run_id: str
+    executor: str
+    jobs: int
+    started_at: str
+    finished_at: str | None = None
+    complete: bool = True
+    interrupted_by: str | None = None
+    completed_fixtures: list[str] = Field(default_factory=list)
+    seams: list[SeamInfo] = Field(default_factory=list)
+    fault_counts: dict[str, int] = Field(default_factory=dict)
+    extraction: dict[str, float | int] | None = None
+
+
+class Meta(_Model):
+    metric_glossary: dict[str, str] = Field(default_factory=dict)
+    run: RunInfo | None = None
+    faults: list[Fault] = Field(default_factory=list)
+
+
+class Breach(_Model):
+    cell: str
+    metric: str
+    main: float | int | None
+    current: float | int | None
+    detail: str
+
+
+class CompareOutcome(_Model):
+    verdict: Verdict
+    mode: Literal["same-hash", "corpus-bless"]
+    breaches: list[Breach] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+class RunResult(_Model):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+        title="BrainBench run result (result_schema_version 1)",
+    )
+
+    receipt: Receipt
+    cells: list[Cell]
+    turn_rows: list[TurnRow]
+    seed_failures: list[SeedFailure]
+    meta: Meta = Field(default_factory=Meta, alias="_meta")
+    compare: CompareOutcome | None = None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        doc = self.model_dump(mode="json", by_alias=True)
+        if doc.get("compare") is None:
+            doc.pop("compare", None)
+        if doc["_meta"].get("run") is None:
+            doc["_meta"].pop("run")
+        return doc

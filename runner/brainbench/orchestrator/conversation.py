@@ -1,0 +1,115 @@
+"""One conversation through one seam: build each wire message, call, grade.
+
+The seam sees only what its real harness would hand it: the prompt, plus prior
+context through the harness's own channel (Claude Code transcript file, Codex
+rollout file, or OpenClaw's message list).  The runner keeps the history.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tenacity import AsyncRetrying, retry_if_result, stop_after_attempt, wait_exponential
+
+from brainbench.executors.base import HookCall, HookOutcome, SeamProcess
+from brainbench.models.corpus import PublicTurn
+from brainbench.reflex.render import estimate_tokens, slugs_in_text
+from brainbench.seams.outcome import Graded, grade
+from brainbench.seams.registry import SeamSpec
+from brainbench.seams.transcripts import HistoryItem, claude_transcript_lines, codex_rollout_lines, write_lines
+
+INFRA_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class TurnOutcome:
+    context: str | None
+    slugs: list[str]
+    tokens: int
+    latency_ms: float
+    graded: Graded
+
+
+@dataclass
+class Conversation:
+    spec: SeamSpec
+    process: SeamProcess
+    session_id: str
+    workdir: Path
+    env: Mapping[str, str]
+    timeout_s: float
+    history: list[HistoryItem] = field(default_factory=list)
+    session_context: str | None = None
+    pending_session_tokens: int = 0
+    faults: list[tuple[int, Graded]] = field(default_factory=list)
+
+    async def _call(self, message: dict[str, object], event: str) -> tuple[Graded, float]:
+        payload = json.dumps(message, ensure_ascii=False).encode()
+        call = HookCall(payload, self.env, self.timeout_s)
+        # Infrastructure faults (seam could not start, brain unreachable) are
+        # retried; anything the seam decided is graded as it came, never retried.
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(INFRA_ATTEMPTS),
+            wait=wait_exponential(multiplier=0.2, max=2),
+            retry=retry_if_result(lambda r: grade(r, self.spec.dialect, event).fault == "infra_error"),
+            retry_error_callback=lambda state: state.outcome.result() if state.outcome else None,
+        )
+        outcome: HookOutcome = await retrying(self.process.call, call)
+        return grade(outcome, self.spec.dialect, event), outcome.duration_ms
+
+    async def begin(self) -> Graded | None:
+        if not self.spec.session_start:
+            return None
+        graded, _ = await self._call(self._base("SessionStart") | {"source": "startup"}, "SessionStart")
+        if graded.context:
+            self.session_context = graded.context
+            self.pending_session_tokens = estimate_tokens(graded.context)
+            # Session context reaches the model first, as a developer message in Codex.
+            self.history.append(HistoryItem("context", graded.context))
+        return graded
+
+    def _base(self, event: str) -> dict[str, object]:
+        return {"hook_event_name": event, "session_id": self.session_id, "cwd": str(self.workdir),
+                "permission_mode": "default"}
+
+    def _message(self, turn: PublicTurn) -> dict[str, object]:
+        message = self._base("UserPromptSubmit") | {"prompt": turn.text}
+        if self.spec.prior == "transcript":
+            path = self.workdir / "claude" / "projects" / "brainbench" / f"{self.session_id}.jsonl"
+            write_lines(path, claude_transcript_lines(h for h in self.history if not self._is_session(h)))
+            message["transcript_path"] = str(path)
+        elif self.spec.prior == "rollout":
+            path = self.workdir / "codex" / "sessions" / f"{self.session_id}.jsonl"
+            write_lines(path, codex_rollout_lines(self.session_id, str(self.workdir), self.history))
+            message["transcript_path"] = str(path)
+        else:
+            message["messages"] = [
+                {"role": "system", "content": h.text, "source": "memory"} if h.role == "context"
+                else {"role": h.role, "content": h.text}
+                for h in self.history if not self._is_session(h)
+            ]
+        return message
+
+    def _is_session(self, item: HistoryItem) -> bool:
+        return self.session_context is not None and item is self.history[0] and item.role == "context"
+
+    async def user_turn(self, turn: PublicTurn) -> TurnOutcome:
+        graded, latency = await self._call(self._message(turn), "UserPromptSubmit")
+        if graded.fault is not None:
+            self.faults.append((turn.turn_id, graded))
+        context = graded.context
+        tokens = estimate_tokens(context)
+        if self.pending_session_tokens and turn.text.strip():
+            # Session context is billed to the first prompt actually submitted.
+            tokens += self.pending_session_tokens
+            self.pending_session_tokens = 0
+        self.history.append(HistoryItem("user", turn.text))
+        if context:
+            self.history.append(HistoryItem("context", context))
+        return TurnOutcome(context, slugs_in_text(context), tokens, latency, graded)
+
+    def assistant_turn(self, turn: PublicTurn) -> None:
+        self.history.append(HistoryItem("assistant", turn.text))

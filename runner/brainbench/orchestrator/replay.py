@@ -1,0 +1,68 @@
+"""Replay one fixture's conversation through one seam and turn it into rows (spec §5.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from brainbench.corpus.loader import LoadedFixture
+from brainbench.executors.base import SeamProcess
+from brainbench.models.result import Fault, TurnRow
+from brainbench.orchestrator.conversation import Conversation
+from brainbench.seams.registry import SeamSpec
+
+
+@dataclass
+class SeamReplay:
+    rows: list[TurnRow] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)
+    injected: set[str] = field(default_factory=set)
+
+
+def cross_source(slugs: Sequence[str], slug_sources: Mapping[str, set[str]], active: str) -> list[str]:
+    """Injected slugs that were seeded, but never into the active source: a leak."""
+    return [s for s in slugs if s in slug_sources and active not in slug_sources[s]]
+
+
+async def replay_fixture(
+    item: LoadedFixture,
+    spec: SeamSpec,
+    process: SeamProcess,
+    *,
+    suites: Sequence[str],
+    env: Mapping[str, str],
+    workdir: Path,
+    timeout_s: float,
+    slug_sources: Mapping[str, set[str]],
+) -> SeamReplay:
+    fx = item.fixture
+    conv = Conversation(spec, process, f"brainbench-{fx.fixture_id}-1", workdir, env, timeout_s)
+    out = SeamReplay()
+    started = await conv.begin()
+    if started is not None and started.fault is not None:
+        out.faults.append(Fault(fixture_id=fx.fixture_id, turn_id=0, harness=spec.harness,
+                                fault_class=started.fault, detail=f"SessionStart: {started.detail}"))
+    for turn in item.public_turns():
+        if turn.role == "assistant":
+            conv.assistant_turn(turn)
+            continue
+        result = await conv.user_turn(turn)
+        if result.graded.fault is not None:
+            out.faults.append(Fault(fixture_id=fx.fixture_id, turn_id=turn.turn_id, harness=spec.harness,
+                                    fault_class=result.graded.fault, detail=result.graded.detail))
+        out.injected.update(result.slugs)
+        leaked = cross_source(result.slugs, slug_sources, fx.source)
+        for suite in suites:
+            out.rows.append(TurnRow(
+                fixture_id=fx.fixture_id,
+                turn_id=turn.turn_id,
+                harness=spec.harness,
+                suite=suite,  # type: ignore[arg-type]
+                injected_slugs=result.slugs,
+                injected_tokens=result.tokens,
+                gold=item.gold.turns.get(str(turn.turn_id)),
+                cross_source_slugs=leaked,
+                latency_ms=round(result.latency_ms * 1000) / 1000,
+            ))
+    return out

@@ -1,0 +1,211 @@
+"""Resolve candidates to brain pages within one source (spec §3.3–§3.5)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import psycopg
+import regex
+
+from brainbench.brain import store
+from brainbench.brain.aliases import normalize_alias
+from brainbench.brain.store import PageRow
+from brainbench.reflex.candidates import Candidate
+from brainbench.reflex.render import Pointer
+
+Suppression = Literal["slug-and-title", "slug-only"]
+ARM_CONFIDENCE = {"alias": 0.9, "title": 0.8, "title-surname": 0.72, "cjk-title": 0.72, "slug-suffix": 0.6}
+DEFAULT_MAX_POINTERS = 3
+_UPPER_FIRST = regex.compile(r"^\p{Lu}")
+_PURE_CJK = regex.compile(r"^[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+$")
+_WS_RUN = re.compile(r"\s+")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s")
+_FENCE = re.compile(r"```(?:takes|private-facts?)\b.*?```", re.S)
+
+
+def slugify(text: str) -> str:
+    out = unicodedata.normalize("NFKD", text.lower())
+    out = re.sub(r"[\u0300-\u036f]", "", out)
+    out = re.sub(r"[^a-z0-9]+", "-", out)
+    return out.strip("-")
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+
+
+def synopsis(page: PageRow) -> str:
+    summary = page.frontmatter.get("summary")
+    if isinstance(summary, str) and summary.strip():
+        return clip(_WS_RUN.sub(" ", summary).strip(), 160)
+    body = _FENCE.sub("", page.compiled_truth)
+    body = re.sub(r"\A\s*---.*?---", "", body, flags=re.S)
+    for line in body.split("\n"):
+        line = line.strip()
+        if line and not line.startswith("#") and not line.startswith("<!--"):
+            first = _SENTENCE_SPLIT.split(line, maxsplit=1)[0]
+            return clip(_WS_RUN.sub(" ", first).strip(), 160)
+    return ""
+
+
+@dataclass
+class _Inputs:
+    alias_norms: list[str] = field(default_factory=list)
+    weak_norms: list[str] = field(default_factory=list)
+    display_by_norm: dict[str, str] = field(default_factory=dict)
+    titles_lc: list[str] = field(default_factory=list)
+    title_to_norm: dict[str, str] = field(default_factory=dict)
+    slugs: list[str] = field(default_factory=list)
+    suffixes: list[str] = field(default_factory=list)
+    slug_to_norm: dict[str, str] = field(default_factory=dict)
+    surname_tokens: dict[str, str] = field(default_factory=dict)  # token → norm, first wins
+
+    @property
+    def surname_patterns(self) -> list[str]:
+        return ["% " + _escape_like(t) for t in self.surname_tokens]
+
+
+def _prepare(candidates: Sequence[Candidate], lexical_arms: bool) -> _Inputs:
+    ins = _Inputs()
+    for c in candidates:
+        norm = normalize_alias(c.query)
+        if not norm:
+            continue
+        if c.weak:
+            if not lexical_arms:
+                continue
+            ins.display_by_norm.setdefault(norm, c.display)
+            if norm not in ins.weak_norms:
+                ins.weak_norms.append(norm)
+                ins.alias_norms.append(norm)
+            continue
+        ins.display_by_norm.setdefault(norm, c.display)
+        ins.alias_norms.append(norm)
+        title_lc = c.query.lower()
+        ins.titles_lc.append(title_lc)
+        ins.title_to_norm.setdefault(title_lc, norm)
+        slug = slugify(c.query)
+        if slug:
+            ins.slugs.append(slug)
+            ins.suffixes.append("%/" + slug)
+            ins.slug_to_norm.setdefault(slug, norm)
+        single_token = not _WS_RUN.search(c.query)
+        if lexical_arms and single_token and len(c.query) >= 3 and _UPPER_FIRST.match(c.query):
+            ins.surname_tokens.setdefault(c.query.lower(), norm)
+    return ins
+
+
+@dataclass(frozen=True)
+class _Hit:
+    slug: str
+    arm: str
+    norm: str
+
+
+def _lexical_hits(rows: list[PageRow], ins: _Inputs, push: list[_Hit], seen: set[str]) -> None:
+    titles = set(ins.titles_lc)
+    collected: dict[str, list[PageRow]] = {}
+    coverage: dict[str, int] = {}
+    for row in rows:
+        title_lc = row.title.lower()
+        token = next((t for t in ins.surname_tokens if title_lc.endswith(" " + t)), None)
+        if row.type == "person" and token is not None:
+            coverage[token] = coverage.get(token, 0) + 1
+        if title_lc in titles:
+            _push(push, seen, _Hit(row.slug, "title", ins.title_to_norm[title_lc]))
+        elif row.slug in ins.slug_to_norm or row.slug.rsplit("/", 1)[-1] in ins.slug_to_norm:
+            norm = ins.slug_to_norm.get(row.slug) or ins.slug_to_norm[row.slug.rsplit("/", 1)[-1]]
+            _push(push, seen, _Hit(row.slug, "slug-suffix", norm))
+        elif ins.surname_tokens and row.type == "person" and token is not None:
+            collected.setdefault(token, []).append(row)
+    # An ambiguous surname injects nothing, even when a namesake was claimed by its title.
+    for token, hits in collected.items():
+        if len(hits) == 1 and coverage.get(token) == 1:
+            _push(push, seen, _Hit(hits[0].slug, "title-surname", ins.surname_tokens[token]))
+
+
+def _push(out: list[_Hit], seen: set[str], hit: _Hit) -> None:
+    if hit.slug not in seen:
+        seen.add(hit.slug)
+        out.append(hit)
+
+
+def resolve_pointers(
+    conn: psycopg.Connection,
+    source_id: str,
+    candidates: Sequence[Candidate],
+    *,
+    max_pointers: int = DEFAULT_MAX_POINTERS,
+    prior_context: str | None = None,
+    suppression: Suppression = "slug-and-title",
+    lexical_arms: bool = True,
+) -> list[Pointer]:
+    """Pointers to pages of ``source_id`` named by the candidates, in gbrain's order, within budget."""
+    ins = _prepare(candidates, lexical_arms)
+    if not ins.alias_norms:
+        return []
+    hits: list[_Hit] = []
+    seen: set[str] = set()
+    alias = store.alias_hits(conn, source_id, ins.alias_norms)
+    weak = set(ins.weak_norms)
+    for norm in ins.alias_norms:
+        if norm not in weak and len(alias.get(norm, [])) == 1:
+            _push(hits, seen, _Hit(alias[norm][0], "alias", norm))
+    for norm in ins.weak_norms:
+        if len(alias.get(norm, [])) == 1:
+            _push(hits, seen, _Hit(alias[norm][0], "alias", norm))
+    rows: list[PageRow] = []
+    if ins.titles_lc or ins.slugs:
+        rows = store.lexical_rows(conn, source_id, ins.titles_lc, ins.slugs, ins.suffixes, ins.surname_patterns)
+        _lexical_hits(rows, ins, hits, seen)
+    cjk = [n for n in ins.weak_norms if _PURE_CJK.match(n)]
+    if cjk:
+        for row in store.lexical_rows(conn, source_id, cjk, cjk, [], []):
+            _push(hits, seen, _Hit(row.slug, "cjk-title", row.title.lower()))
+    pages = {r.slug: r for r in rows}
+    missing = [h.slug for h in hits if h.slug not in pages]
+    pages.update(store.pages_by_slug(conn, source_id, missing))
+    return _budget(hits, pages, ins, max_pointers, prior_context, suppression, source_id)
+
+
+def _suppressed(page: PageRow, prior_lc: str, suppression: Suppression) -> bool:
+    if page.slug.lower() in prior_lc:
+        return True
+    if suppression == "slug-and-title":
+        title = page.title.lower()
+        # ASCII \W on purpose: gbrain's JS regex has no u flag here.
+        if title and re.search(r"(^|\W)" + re.escape(title) + r"(\W|$)", prior_lc, re.ASCII):
+            return True
+    return False
+
+
+def _budget(
+    hits: list[_Hit],
+    pages: dict[str, PageRow],
+    ins: _Inputs,
+    max_pointers: int,
+    prior_context: str | None,
+    suppression: Suppression,
+    source_id: str,
+) -> list[Pointer]:
+    prior_lc = (prior_context or "").lower()
+    out: list[Pointer] = []
+    for hit in hits:
+        if len(out) >= max_pointers:
+            break
+        page = pages.get(hit.slug)
+        if page is None:
+            continue
+        if prior_lc and _suppressed(page, prior_lc, suppression):
+            continue
+        display = ins.display_by_norm.get(normalize_alias(page.title)) or page.title or hit.slug.rsplit("/", 1)[-1]
+        out.append(Pointer(display, page.slug, source_id, synopsis(page), hit.arm, ARM_CONFIDENCE[hit.arm], hit.norm))
+    return out

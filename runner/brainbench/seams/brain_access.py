@@ -1,0 +1,62 @@
+"""How a seam program finds its brain: environment only (the image contract).
+
+BRAINBENCH_DATABASE_URL  libpq URL of the brain database (required)
+BRAINBENCH_SOURCE        active source id (default "default")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
+import psycopg
+
+from brainbench.seams.program import BackendUnavailable
+
+_connections: dict[str, psycopg.Connection] = {}
+_MAX_CACHED = 8
+
+
+def active_source(env: Mapping[str, str]) -> str:
+    return env.get("BRAINBENCH_SOURCE") or "default"
+
+
+def brain(env: Mapping[str, str]) -> psycopg.Connection:
+    """A live connection to the configured brain, reused across calls of a stream process."""
+    url = env.get("BRAINBENCH_DATABASE_URL")
+    if not url:
+        raise BackendUnavailable("BRAINBENCH_DATABASE_URL is not set")
+    conn = _connections.get(url)
+    if conn is not None and not conn.closed:
+        return conn
+    if len(_connections) >= _MAX_CACHED:
+        _, oldest = _connections.popitem()
+        oldest.close()
+    try:
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=5)
+    except psycopg.Error as exc:
+        raise BackendUnavailable(str(exc).strip().splitlines()[0] if str(exc).strip() else "connect failed") from exc
+    _connections[url] = conn
+    return conn
+
+
+def forget(env: Mapping[str, str]) -> None:
+    conn = _connections.pop(env.get("BRAINBENCH_DATABASE_URL") or "", None)
+    if conn is not None:
+        conn.close()
+
+
+T = TypeVar("T")
+
+
+def with_brain(env: Mapping[str, str], work: Callable[[psycopg.Connection, str], T]) -> T:
+    """Run ``work(conn, source)``; a lost connection is retried once, then reported as unavailable."""
+    for attempt in (1, 2):
+        conn = brain(env)
+        try:
+            return work(conn, active_source(env))
+        except psycopg.OperationalError as exc:
+            forget(env)
+            if attempt == 2:
+                raise BackendUnavailable(str(exc).strip() or "connection lost") from exc
+    raise AssertionError("unreachable")
