@@ -1,0 +1,32 @@
+"""BrainBench's own deterministic corpus generator (spec §12).
+
+``generate_and_write`` is what ``brainbench corpus generate`` calls; tests call
+``generate_corpus`` directly with small counts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from brainbench.generator.corpus import DEFAULT_COUNTS, DEFAULT_SEED, Corpus, generate_corpus
+
+__all__ = ["DEFAULT_COUNTS", "DEFAULT_SEED", "Corpus", "generate_and_write", "generate_corpus",
+           "rebuild_command"]
+
+
+def rebuild_command(seed: int) -> str:
+    return f"brainbench corpus generate --seed {seed} --out ."
+
+
+def generate_and_write(seed: int, fixtures_dir: Path, gold_dir: Path,
+                       counts: dict[str, int] | None = None) -> tuple[Corpus, dict]:
+    """Regenerate the ``gen-*`` files and the ledger; returns (corpus, ledger)."""
+    from brainbench.generator.ledger import build_ledger, ledger_path, read_ledger, write_ledger
+    from brainbench.generator.write import write_corpus
+
+    corpus = generate_corpus(seed, counts)
+    write_corpus(corpus, fixtures_dir, gold_dir)
+    path = ledger_path(fixtures_dir)
+    ledger = build_ledger(corpus, fixtures_dir, gold_dir, rebuild_command(seed), read_ledger(path))
+    write_ledger(path, ledger)
+    return corpus, ledger

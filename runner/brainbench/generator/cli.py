@@ -1,0 +1,88 @@
+"""``brainbench corpus …``: generate, sample, check-labels. Thin wrappers over the library.
+
+Heavy work is imported inside the commands so mounting this sub-app costs nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(help="Generate, sample and validate the BrainBench corpus.", no_args_is_help=True)
+
+_Out = Annotated[Path | None, typer.Option("--out", help="Repo root containing fixtures/ and gold/.")]
+_Fix = Annotated[Path | None, typer.Option("--fixtures", help="Fixture dir (overrides --out).")]
+_Gold = Annotated[Path | None, typer.Option("--gold", help="Gold dir (overrides --out).")]
+
+
+def _dirs(out: Path | None, fixtures: Path | None, gold: Path | None) -> tuple[Path, Path]:
+    root = out if out is not None else Path(".")
+    return (fixtures or root / "fixtures", gold or root / "gold")
+
+
+@app.command()
+def generate(
+    seed: Annotated[int, typer.Option(help="PRNG seed; the committed corpus uses 42.")] = 42,
+    out: _Out = None,
+    fixtures: _Fix = None,
+    gold: _Gold = None,
+) -> None:
+    """Delete and rewrite the gen-* fixture/gold files and fixtures/_ledger.json."""
+    from brainbench.generator import generate_and_write
+
+    fixtures_dir, gold_dir = _dirs(out, fixtures, gold)
+    corpus, ledger = generate_and_write(seed, fixtures_dir, gold_dir)
+    typer.echo(f"generated {len(corpus.fixtures)} fixtures (seed {seed}, holdout {ledger['holdout']}, "
+               f"gold turns {ledger['gold_turns']}) into {fixtures_dir} and {gold_dir}")
+    typer.echo(f"fixtures_hash {ledger['fixtures_hash']}")
+
+
+@app.command()
+def sample(
+    fraction: Annotated[float, typer.Option(help="Share of fixtures per category.")] = 0.1,
+    seed: Annotated[int, typer.Option(help="Sampling seed.")] = 1,
+    out: _Out = None,
+    fixtures: _Fix = None,
+    gold: _Gold = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
+) -> None:
+    """Print a stratified review sample (fixture text and brain, no gold)."""
+    from brainbench.generator.sample import build_sample
+    from brainbench.generator.write import dumps
+
+    fixtures_dir, _ = _dirs(out, fixtures, gold)
+    text = dumps(build_sample(fixtures_dir, fraction, seed))
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {output}")
+
+
+@app.command("check-labels")
+def check_labels_cmd(
+    review: Annotated[Path, typer.Argument(help="The reviewer's filled-in sample JSON.")],
+    out: _Out = None,
+    fixtures: _Fix = None,
+    gold: _Gold = None,
+    reviewer: Annotated[str, typer.Option(help="Who labelled the sample.")] = "unnamed reviewer",
+    date: Annotated[str | None, typer.Option(help="Receipt date (YYYY-MM-DD); default today UTC.")] = None,
+    record: Annotated[bool, typer.Option(help="Write the receipt into the ledger.")] = True,
+) -> None:
+    """Compute agreement with the sealed gold and record the receipt in the ledger."""
+    from brainbench.generator.labels import check_labels, record_receipt
+    from brainbench.generator.ledger import ledger_path
+
+    fixtures_dir, gold_dir = _dirs(out, fixtures, gold)
+    data = json.loads(review.read_text(encoding="utf-8"))
+    result = check_labels(data, gold_dir)
+    typer.echo(json.dumps(result, indent=2))
+    if record:
+        when = date or datetime.now(UTC).strftime("%Y-%m-%d")
+        record_receipt(ledger_path(fixtures_dir), data, result, when, reviewer)
+        typer.echo(f"receipt recorded in {ledger_path(fixtures_dir)}")
