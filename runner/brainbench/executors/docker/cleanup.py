@@ -1,0 +1,116 @@
+"""Crash cleanup: find and remove BrainBench containers and networks by label.
+
+Every object we create carries ``brainbench.managed=1`` and ``brainbench.run_id``.
+A run removes its own objects on close; a killed run (SIGKILL, power loss) leaves
+them behind, so the next run sweeps leftovers of *dead* runs, and ``brainbench
+cleanup`` removes everything (or one run) on demand.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .config import LABEL_CREATED, LABEL_MANAGED, LABEL_OWNER_HOST, LABEL_OWNER_PID, LABEL_RUN_ID
+
+if TYPE_CHECKING:
+    from .client import DockerApi
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class CleanupReport:
+    containers: list[str] = field(default_factory=list)
+    networks: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def removed(self) -> int:
+        return len(self.containers) + len(self.networks)
+
+
+def owner_labels(run_id: str) -> dict[str, str]:
+    """Labels that let a later sweep decide whether the owning runner is dead."""
+    return {
+        LABEL_MANAGED: "1",
+        LABEL_RUN_ID: run_id,
+        LABEL_OWNER_HOST: socket.gethostname(),
+        LABEL_OWNER_PID: str(os.getpid()),
+        LABEL_CREATED: str(int(time.time())),
+    }
+
+
+def _owner_alive(labels: dict[str, str], max_age_s: float) -> bool:
+    created = float(labels.get(LABEL_CREATED, "0") or 0)
+    if created and time.time() - created > max_age_s:
+        return False
+    if labels.get(LABEL_OWNER_HOST) != socket.gethostname():
+        # Another host's (or another container's) runner: we cannot see its pid,
+        # so only the age rule applies.
+        return True
+    try:
+        pid = int(labels.get(LABEL_OWNER_PID, "0"))
+    except ValueError:
+        return False
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_labelled(api: DockerApi, *, run_id: str | None = None, dead_only: bool = False,
+                    keep_run_id: str | None = None, max_age_s: float = 6 * 3600) -> CleanupReport:
+    """Remove managed containers first (they hold network endpoints), then networks."""
+    report = CleanupReport()
+    filters = {"label": [f"{LABEL_MANAGED}=1"] + ([f"{LABEL_RUN_ID}={run_id}"] if run_id else [])}
+
+    def selected(labels: dict[str, str]) -> bool:
+        if keep_run_id and labels.get(LABEL_RUN_ID) == keep_run_id:
+            return False
+        return not (dead_only and _owner_alive(labels, max_age_s))
+
+    for container in api.client.containers.list(all=True, filters=filters):
+        if not selected(container.labels):
+            continue
+        try:
+            container.remove(force=True, v=True)
+            report.containers.append(container.name)
+        except Exception as exc:  # already gone (concurrent sweep) is fine
+            if "No such container" not in str(exc) and "already in progress" not in str(exc):
+                report.errors.append(f"container {container.name}: {exc}")
+    for network in api.client.networks.list(filters=filters):
+        labels = network.attrs.get("Labels") or {}
+        if not selected(labels):
+            continue
+        try:
+            network.reload()
+            # Foreign containers (a compose Postgres) were connected by us; detach them.
+            for cid in (network.attrs.get("Containers") or {}):
+                try:
+                    network.disconnect(cid, force=True)
+                except Exception as exc:
+                    log.debug("disconnect %s from %s: %s", cid, network.name, exc)
+            network.remove()
+            report.networks.append(network.name)
+        except Exception as exc:
+            if "No such network" not in str(exc) and "not found" not in str(exc):
+                report.errors.append(f"network {network.name}: {exc}")
+    return report
+
+
+def sweep_dead_runs(api: DockerApi, *, current_run_id: str, max_age_s: float) -> CleanupReport:
+    """Start-of-run sweep: leftovers of runs whose runner is gone (never our own)."""
+    report = remove_labelled(api, dead_only=True, keep_run_id=current_run_id, max_age_s=max_age_s)
+    if report.removed:
+        log.warning("docker: swept %d leftover object(s) of dead runs", report.removed)
+    return report

@@ -1,0 +1,556 @@
+"""The Docker provider: one warm, hardened container per seam per run.
+
+Exec mode runs one ``docker exec -i`` per hook call (stdin written, then closed;
+no TTY).  Stream mode keeps one attached long-lived process per container that
+speaks the JSON-lines protocol of ``brainbench.seams`` (``--stream``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import logging
+import os
+import queue
+import shlex
+import signal
+import socket
+import stat
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import anyio
+
+from ..base import Executor, HookCall, HookOutcome, SeamLaunch, SeamProcess
+from .attach import STDOUT, HijackedExec
+from .cleanup import owner_labels, remove_labelled, sweep_dead_runs
+from .client import DockerApi
+from .config import CONTRACT_VERSION, LABEL_SEAM, STREAM_PIDFILE, DockerConfig
+from .database import DbTarget, is_loopback, parse_target, rewrite_host
+from .failures import DockerInfraError, StreamProtocolError, describe, is_transient
+from .hardening import create_kwargs
+
+log = logging.getLogger(__name__)
+
+DB_ENV = "BRAINBENCH_DATABASE_URL"
+# `timeout -s KILL` exits 128+9 when it had to kill the hook.
+KILLED_EXIT = 137
+# The warm container's PID-1 child: idle forever with nothing but /bin/sh and sleep.
+IDLE_COMMAND = "sleep infinity 2>/dev/null; while :; do sleep 3600; done"
+# docker exec does not forward signals, so the timeout runs inside the container:
+# coreutils/busybox `timeout` kills the hook (and its process group) with SIGKILL.
+SUPERVISOR = 'exec timeout -s KILL "$0" "$@"'
+STREAM_WRAPPER = f'echo "$$" > {STREAM_PIDFILE}; exec "$@"'
+
+
+def supervised(timeout_s: float, command: Sequence[str]) -> list[str]:
+    return ["/bin/sh", "-c", SUPERVISOR, f"{max(timeout_s, 0.001):g}", *command]
+
+
+def hook_command(command: Sequence[str]) -> list[str]:
+    """A single string with spaces is a shell command line, as harnesses run it (sh -c)."""
+    if len(command) == 1 and any(ch.isspace() for ch in command[0]):
+        return ["/bin/sh", "-c", command[0]]
+    return list(command)
+
+
+def stream_command(command: Sequence[str]) -> list[str]:
+    cmd = hook_command(command)
+    if cmd[:2] == ["/bin/sh", "-c"]:
+        return ["/bin/sh", "-c", cmd[2] + " --stream"] if "--stream" not in cmd[2] else cmd
+    return cmd if "--stream" in cmd else [*cmd, "--stream"]
+
+
+def _json_object(payload: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(payload)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class DockerExecutor(Executor):
+    """Runs each seam in its own warm container; everything labelled by run id."""
+
+    name: ClassVar[str] = "docker"
+
+    def __init__(self, config: DockerConfig | None = None, *, run_id: str | None = None) -> None:
+        self.config = config or DockerConfig()
+        self.run_id = run_id or f"bb-{uuid.uuid4().hex[:12]}"
+        self._api: DockerApi | None = None
+        self._processes: list[DockerSeamProcess] = []
+        self._prepared = False
+        self._prepare_lock = threading.Lock()
+        self.db_target: DbTarget | None = None
+        self.network_name: str | None = None
+        self.db_host_override: str | None = self.config.container_db_host
+        self._atexit_registered = False
+
+    # -- infra -------------------------------------------------------------------------------
+    @property
+    def api(self) -> DockerApi:
+        if self._api is None:
+            self._api = DockerApi(self.config.docker_host, attempts=self.config.infra_attempts)
+        return self._api
+
+    async def start(self, launch: SeamLaunch) -> SeamProcess:
+        if launch.run_id and not self._prepared:
+            self.run_id = launch.run_id
+        await anyio.to_thread.run_sync(self._prepare, launch)
+        process = DockerSeamProcess(self, launch)
+        self._processes.append(process)
+        await anyio.to_thread.run_sync(process.boot, abandon_on_cancel=True)
+        return process
+
+    async def close(self) -> None:
+        for process in list(self._processes):
+            with contextlib.suppress(Exception):
+                await process.stop()
+        await anyio.to_thread.run_sync(self._teardown)
+
+    def _prepare(self, launch: SeamLaunch) -> None:
+        with self._prepare_lock:
+            if self._prepared:
+                return
+            api = self.api
+            self._install_cleanup_hooks()
+            if self.config.sweep_on_start:
+                sweep_dead_runs(api, current_run_id=self.run_id, max_age_s=self.config.sweep_max_age_s)
+            url = self.config.database_url or launch.env.get(DB_ENV)
+            self.db_target = parse_target(url) if url else None
+            if self.db_target is not None and not self.db_target.is_socket:
+                self._prepare_network(self.db_target)
+            self._prepared = True
+
+    def _prepare_network(self, target: DbTarget) -> None:
+        """Internal (no egress) run network; Postgres is attached to it under an alias."""
+        api = self.api
+        name = f"{self.run_id}-db"
+        network = api.retry(api.client.networks.create, name, driver="bridge", internal=True,
+                            labels=owner_labels(self.run_id), check_duplicate=True)
+        self.network_name = network.name
+        pg = self._find_postgres(target)
+        if pg is None:
+            raise DockerInfraError(
+                f"Postgres at {target.host}:{target.port} is not a container this executor can attach to "
+                "the run network; pass DockerConfig.postgres_container (compose service) or use the "
+                "embedded Unix-socket database")
+        alias = "postgres" if is_loopback(target.host or "") else (target.host or "postgres")
+        api.retry(network.connect, pg, aliases=[alias])
+        if self.db_host_override is None and is_loopback(target.host or ""):
+            # The runner talks to a published port on loopback; containers use the alias.
+            self.db_host_override = f"{alias}:5432"
+
+    def _find_postgres(self, target: DbTarget) -> Any:
+        client = self.api.client
+        if self.config.postgres_container:
+            return client.containers.get(self.config.postgres_container)
+        host = target.host or ""
+        candidates = [
+            c for c in client.containers.list()
+            if c.name == host or c.labels.get("com.docker.compose.service") == host
+        ]
+        if is_loopback(host):
+            candidates = [c for c in client.containers.list()
+                          if c.labels.get("com.docker.compose.service") == "postgres"]
+        if len(candidates) > 1:
+            # Inside compose our hostname is our container id: prefer our own project.
+            with contextlib.suppress(Exception):
+                me = client.containers.get(socket.gethostname())
+                project = me.labels.get("com.docker.compose.project")
+                candidates = [c for c in candidates
+                              if c.labels.get("com.docker.compose.project") == project] or candidates
+        return candidates[0] if candidates else None
+
+    def _teardown(self) -> None:
+        if self._api is None:
+            return
+        with contextlib.suppress(Exception):
+            report = remove_labelled(self._api, run_id=self.run_id)
+            if report.errors:
+                log.warning("docker: cleanup errors: %s", report.errors)
+        self._uninstall_cleanup_hooks()
+
+    def _install_cleanup_hooks(self) -> None:
+        """Leave nothing labelled behind on exit, SIGTERM included."""
+        if self._atexit_registered:
+            return
+        atexit.register(self._teardown)
+        self._atexit_registered = True
+        # SIGTERM's default action skips atexit and finally blocks; turn it into the
+        # same unwinding as Ctrl-C, but only if nobody else handles SIGTERM.
+        if threading.current_thread() is threading.main_thread():
+            with contextlib.suppress(ValueError):
+                if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+                    signal.signal(signal.SIGTERM, _sigterm_to_interrupt)
+
+    def _uninstall_cleanup_hooks(self) -> None:
+        if self._atexit_registered:
+            atexit.unregister(self._teardown)
+            self._atexit_registered = False
+
+    # -- helpers used by processes ---------------------------------------------------------
+    def container_env(self, env: Mapping[str, str]) -> dict[str, str]:
+        """Environment as a container must see it (DB URL rewritten for TCP mode)."""
+        out = dict(env)
+        if self.db_host_override and out.get(DB_ENV):
+            out[DB_ENV] = rewrite_host(out[DB_ENV], self.db_host_override)
+        return out
+
+
+def _sigterm_to_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+class _StreamSession:
+    """One attached `--stream` process: request lines up, response lines down."""
+
+    def __init__(self, handle: HijackedExec, exec_id: str) -> None:
+        self.handle = handle
+        self.exec_id = exec_id
+        self.lines: queue.Queue[bytes | None] = queue.Queue()
+        self.stderr_tail: deque[bytes] = deque(maxlen=64)
+        self.alive = True
+        self._reader = threading.Thread(target=self._read, name="bb-stream-reader", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        buf = bytearray()
+        try:
+            while (frame := self.handle.read_frame(None)) is not None:
+                stream, data = frame
+                if stream != STDOUT:
+                    self.stderr_tail.append(data)
+                    continue
+                buf += data
+                while (nl := buf.find(b"\n")) >= 0:
+                    self.lines.put(bytes(buf[:nl]))
+                    del buf[: nl + 1]
+        except Exception as exc:  # socket closed under us on kill/stop
+            log.debug("stream reader ended: %s", exc)
+        finally:
+            self.alive = False
+            self.lines.put(None)
+
+    def request(self, line: bytes, request_id: int, timeout_s: float) -> dict[str, Any] | None:
+        """The response dict; None if the process died; raises TimeoutError."""
+        self.handle.send(line)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            try:
+                raw = self.lines.get(timeout=remaining)
+            except queue.Empty:
+                raise TimeoutError from None
+            if raw is None:
+                return None
+            if not raw.strip():
+                continue
+            try:
+                response = json.loads(raw)
+            except ValueError as exc:
+                raise StreamProtocolError(f"non-JSON line on the stream: {raw[:200]!r}") from exc
+            if not isinstance(response, dict) or "id" not in response:
+                raise StreamProtocolError(f"not a response object: {raw[:200]!r}")
+            if response["id"] == request_id:
+                return response
+            # A stale answer to an earlier request; the protocol is strictly in order.
+
+    def stderr_text(self) -> str:
+        return b"".join(self.stderr_tail).decode("utf-8", "replace")[-2000:]
+
+    def close(self) -> None:
+        self.alive = False
+        self.handle.close_write()
+        self.handle.close()
+
+
+class DockerSeamProcess(SeamProcess):
+    """A warm seam container; calls run as execs or through the stream process."""
+
+    def __init__(self, executor: DockerExecutor, launch: SeamLaunch) -> None:
+        self.executor = executor
+        self.launch = launch
+        self.seam = launch.seam
+        self.mode = launch.mode
+        cfg = executor.config
+        self.image_ref = launch.image or f"{cfg.default_image_prefix}{launch.seam.replace('_', '-')}:" \
+                                         f"{cfg.default_image_tag}"
+        self.image_id: str | None = None
+        # RepoDigests when the image came from a registry, else the local image id.
+        self.image_digest: str | None = None
+        self.container: Any = None
+        self.hook_cmd: list[str] = []
+        self._stream: _StreamSession | None = None
+        self._lock = anyio.Lock()
+        self._next_id = 0
+        self._base_env: dict[str, str] = {}
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def boot(self) -> None:
+        api = self.executor.api
+        import docker.errors
+
+        try:
+            image = api.retry(api.client.images.get, self.image_ref)
+        except docker.errors.ImageNotFound as exc:
+            raise DockerInfraError(
+                f"image {self.image_ref} not found; build it with `brainbench images build --offline` "
+                f"(or scripts/build-images)") from exc
+        self.image_id = image.id
+        digests = image.attrs.get("RepoDigests") or []
+        self.image_digest = digests[0].split("@", 1)[-1] if digests else image.id
+        cfg = image.attrs.get("Config") or {}
+        self.hook_cmd = hook_command(self.launch.command or [*(cfg.get("Entrypoint") or []),
+                                                             *(cfg.get("Cmd") or [])])
+        if not self.hook_cmd:
+            raise DockerInfraError(f"{self.image_ref}: no hook command (SeamLaunch.command is empty and "
+                                   "the image has no ENTRYPOINT/CMD)")
+        self._base_env = self.executor.container_env(self.launch.env)
+        self.container = api.retry(self._create_and_start, cfg.get("User"))
+
+    def _create_and_start(self, image_user: str | None) -> Any:
+        from docker.types import Mount
+
+        ex = self.executor
+        target = ex.db_target
+        mounts: list[Mount] = []
+        paths = list(self.launch.shared_paths)
+        if target is not None and target.socket_dir:
+            paths.append(target.socket_dir)
+        for path in dict.fromkeys(paths):
+            if os.path.exists(path):
+                _grant_other_access(path)
+                mounts.append(Mount(target=path, source=path, type="bind", read_only=True))
+        kwargs = create_kwargs(ex.config.hardening, image_user)
+        if ex.network_name:
+            kwargs["network"] = ex.network_name
+        else:
+            # Unix-socket database (or none): the most hardened option, no network at all.
+            kwargs["network_mode"] = "none"
+        labels = {**owner_labels(ex.run_id), LABEL_SEAM: self.seam,
+                  "brainbench.contract_version": CONTRACT_VERSION, "brainbench.mode": self.mode}
+        name = f"{ex.run_id}-{self.seam.replace('_', '-')}-{uuid.uuid4().hex[:6]}"
+        container = ex.api.client.containers.create(
+            self.image_ref, entrypoint=["/bin/sh", "-c", IDLE_COMMAND], command=[], name=name,
+            labels=labels, environment=self._base_env, mounts=mounts, hostname="seam", detach=True,
+            **kwargs)
+        try:
+            container.start()
+        except Exception:
+            # A half-started container would block the retry's fresh attempt; remove it.
+            with contextlib.suppress(Exception):
+                container.remove(force=True)
+            raise
+        return container
+
+    async def stop(self) -> None:
+        await anyio.to_thread.run_sync(self._stop_sync, abandon_on_cancel=True)
+        with contextlib.suppress(ValueError):
+            self.executor._processes.remove(self)
+
+    def _stop_sync(self) -> None:
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
+        if self.container is not None:
+            with contextlib.suppress(Exception):
+                self.container.remove(force=True)
+            self.container = None
+
+    def _ensure_running(self) -> None:
+        """Bring a dead container back before a call (the hook has not run yet)."""
+        self.container.reload()
+        if self.container.status != "running":
+            log.warning("docker: %s container %s is %s; recreating", self.seam, self.container.name,
+                        self.container.status)
+            with contextlib.suppress(Exception):
+                self.container.remove(force=True)
+            self._stream = None
+            self.container = self.executor.api.retry(self._create_and_start, None)
+
+    # -- calls -------------------------------------------------------------------------------
+    async def call(self, call: HookCall) -> HookOutcome:
+        if self.mode == "stream":
+            obj = _json_object(call.payload)
+            if obj is not None:
+                # The protocol is strictly one request at a time per process, and the
+                # timeout must measure only this request, never queueing behind another.
+                async with self._lock:
+                    return await anyio.to_thread.run_sync(self._stream_call, call, obj,
+                                                          abandon_on_cancel=True)
+            # Not a JSON object (empty stdin, arrays, garbage): the line protocol cannot
+            # carry it verbatim, so that call goes through exec with the exact bytes.
+        return await anyio.to_thread.run_sync(self._exec_call, call, abandon_on_cancel=True)
+
+    def _create_exec(self, cmd: list[str], env: Mapping[str, str]) -> str:
+        api = self.executor.api
+
+        def create() -> str:
+            try:
+                res = api.api.exec_create(self.container.id, cmd, stdin=True, stdout=True, stderr=True,
+                                          tty=False, environment=dict(env))
+            except Exception as exc:
+                if is_transient(exc) or "No such container" in str(exc):
+                    self._ensure_running()
+                raise
+            return str(res["Id"])
+
+        return api.retry(create)
+
+    def _exit_code(self, exec_id: str) -> int | None:
+        # The attach stream can hit EOF a moment before the daemon records the exit.
+        for _ in range(200):
+            info = self.executor.api.api.exec_inspect(exec_id)
+            if not info.get("Running"):
+                return info.get("ExitCode")
+            time.sleep(0.01)
+        return None
+
+    def _exec_call(self, call: HookCall) -> HookOutcome:
+        ex = self.executor
+        start = time.perf_counter()
+
+        def infra(exc: BaseException) -> HookOutcome:
+            return HookOutcome(None, b"", b"", False, (time.perf_counter() - start) * 1000,
+                               infra_error=describe(exc))
+
+        env = {**self._base_env, **ex.container_env(call.env)}
+        try:
+            exec_id = self._create_exec(supervised(call.timeout_s, self.hook_cmd), env)
+            handle = HijackedExec.start(ex.api.host, ex.api.api_version, exec_id)
+        except Exception as exc:
+            return infra(exc)
+        # Write stdin from a thread: a hook that prints before reading (or never reads)
+        # must not deadlock against a large payload.
+        writer = threading.Thread(target=_write_and_close, args=(handle, call.payload), daemon=True)
+        writer.start()
+        deadline = time.monotonic() + call.timeout_s + ex.config.exec_grace_s
+        try:
+            stdout, stderr = handle.read_all(deadline)
+        except TimeoutError:
+            # The in-container timeout should have fired; the exec is wedged.  Output is
+            # discarded like any timeout.
+            handle.close()
+            log.warning("docker: %s exec outlived its in-container timeout by %.1fs", self.seam,
+                        ex.config.exec_grace_s)
+            return HookOutcome(None, b"", b"", True, (time.perf_counter() - start) * 1000)
+        finally:
+            handle.close()
+        elapsed = time.perf_counter() - start
+        try:
+            exit_code = self._exit_code(exec_id)
+        except Exception as exc:
+            return infra(exc)
+        if exit_code == KILLED_EXIT and elapsed >= call.timeout_s:
+            # Killed by the supervisor: discard everything it printed (harness rule).
+            return HookOutcome(None, b"", b"", True, elapsed * 1000)
+        return HookOutcome(exit_code, stdout, stderr, False, elapsed * 1000)
+
+    def _start_stream(self) -> _StreamSession:
+        ex = self.executor
+        cmd = ["/bin/sh", "-c", STREAM_WRAPPER, "sh", *stream_command(self.hook_cmd)]
+        exec_id = self._create_exec(cmd, self._base_env)
+        handle = HijackedExec.start(ex.api.host, ex.api.api_version, exec_id)
+        return _StreamSession(handle, exec_id)
+
+    def _kill_stream(self) -> None:
+        session, self._stream = self._stream, None
+        if session is None:
+            return
+        # docker exec cannot signal its process; kill it by the pid it recorded.  Each
+        # exec is its own session leader (runc setsid), so the negative pid takes the
+        # hook's children with it.
+        script = (f'p="$(cat {STREAM_PIDFILE})"; [ -n "$p" ] && '
+                  '{ kill -s KILL -- "-$p" 2>/dev/null || kill -s KILL "$p"; }')
+        api = self.executor.api.api
+        with contextlib.suppress(Exception):
+            # Detached: an attached exec_start here was observed to linger ~4 s after
+            # the kill while the daemon reaps the other exec.
+            exec_id = api.exec_create(self.container.id, ["/bin/sh", "-c", script])["Id"]
+            api.exec_start(exec_id, detach=True)
+            self._exit_code(exec_id)
+        session.close()
+
+    def _stream_call(self, call: HookCall, obj: dict[str, Any]) -> HookOutcome:
+        ex = self.executor
+        start = time.perf_counter()
+        try:
+            if self._stream is None or not self._stream.alive:
+                self._stream = self._start_stream()
+        except Exception as exc:
+            return HookOutcome(None, b"", b"", False, (time.perf_counter() - start) * 1000,
+                               infra_error=describe(exc))
+        self._next_id += 1
+        request_id = self._next_id
+        line = json.dumps({"id": request_id, "env": ex.container_env(call.env), "input": obj},
+                          ensure_ascii=False).encode() + b"\n"
+        session = self._stream
+        start = time.perf_counter()
+        try:
+            response = session.request(line, request_id, call.timeout_s)
+        except TimeoutError:
+            self._kill_stream()
+            return HookOutcome(None, b"", b"", True, (time.perf_counter() - start) * 1000)
+        except StreamProtocolError as exc:
+            self._kill_stream()
+            return HookOutcome(None, b"", b"", False, (time.perf_counter() - start) * 1000,
+                               infra_error=describe(exc))
+        elapsed_ms = (time.perf_counter() - start) * 1000
+        if response is None:
+            self._kill_stream()
+            return HookOutcome(None, b"", b"", False, elapsed_ms,
+                               infra_error=f"stream process exited: {session.stderr_text()[-500:]}")
+        try:
+            code = response.get("exit_code")
+            return HookOutcome(
+                int(code) if code is not None else None,
+                str(response.get("stdout", "")).encode(),
+                str(response.get("stderr", "")).encode(),
+                False,
+                elapsed_ms,
+            )
+        except (TypeError, ValueError) as exc:
+            return HookOutcome(None, b"", b"", False, elapsed_ms, infra_error=describe(exc))
+
+    def describe(self) -> dict[str, Any]:
+        """Facts for the result document (image digest, mode, container)."""
+        return {"seam": self.seam, "image": self.image_ref, "image_id": self.image_id,
+                "image_digest": self.image_digest, "mode": self.mode,
+                "command": shlex.join(self.hook_cmd),
+                "container": getattr(self.container, "name", None)}
+
+
+def _write_and_close(handle: HijackedExec, payload: bytes) -> None:
+    if payload:
+        handle.send(payload)
+    handle.close_write()
+
+
+def _grant_other_access(path: str) -> None:
+    """Let the container's non-root user reach a bind-mounted host path.
+
+    Run dirs come from mkdtemp (mode 0700, owned by the runner's uid); the hook runs as
+    another uid, so it needs o+x on every ancestor and o+rx on the path itself.
+    """
+    current = os.path.abspath(path)
+    first = True
+    while current not in ("/", ""):
+        try:
+            st = os.stat(current)
+        except OSError:
+            return
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid():
+            want = stat.S_IXOTH | (stat.S_IROTH if first else 0)
+            if st.st_mode & want != want:
+                with contextlib.suppress(OSError):
+                    os.chmod(current, stat.S_IMODE(st.st_mode) | want)
+        first = False
+        current = os.path.dirname(current)
