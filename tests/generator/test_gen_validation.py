@@ -1,0 +1,54 @@
+"""Every committed fixture/gold file passes spec §1.3–1.4, the published schemas and the loader."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from brainbench.generator.ledger import fixtures_hash
+from gen_helpers import FIXTURES, GOLD, committed_pairs, load_json
+from gen_rules import fixture_errors, gold_errors
+
+PAIRS = committed_pairs()
+
+
+def test_corpus_is_complete() -> None:
+    assert len(PAIRS) == len(list(GOLD.glob("*.gold.json"))) == 142
+
+
+@pytest.mark.parametrize(("fixture_file", "gold_file"), PAIRS, ids=[p[0].name for p in PAIRS])
+def test_spec_rules(fixture_file: Path, gold_file: Path) -> None:
+    fx, gold = load_json(fixture_file), load_json(gold_file)
+    assert fixture_errors(fx) == []
+    assert gold_errors(fx, gold) == []
+
+
+@pytest.mark.skipif(importlib.util.find_spec("jsonschema") is None, reason="jsonschema not installed")
+def test_published_schemas(reference_dir: Path) -> None:
+    import jsonschema
+
+    schemas = reference_dir / "schema"
+    fx_schema = json.loads((schemas / "fixture.schema.json").read_text(encoding="utf-8"))
+    gold_schema = json.loads((schemas / "gold.schema.json").read_text(encoding="utf-8"))
+    checker = jsonschema.FormatChecker()
+    for fixture_file, gold_file in PAIRS:
+        jsonschema.validate(load_json(fixture_file), fx_schema, format_checker=checker)
+        jsonschema.validate(load_json(gold_file), gold_schema, format_checker=checker)
+
+
+def test_hand_authored_fixtures_are_unchanged_copies(reference_dir: Path) -> None:
+    for sub in ("fixtures", "gold"):
+        ref = sorted((reference_dir / "corpus" / sub).iterdir())
+        assert ref
+        for p in ref:
+            assert (FIXTURES.parent / sub / p.name).read_bytes() == p.read_bytes()
+
+
+def test_loader_accepts_corpus_and_hash_matches_ledger(ledger: dict) -> None:
+    loader = pytest.importorskip("brainbench.corpus.loader")
+    corpus = loader.load_corpus(FIXTURES, GOLD)
+    assert len(corpus.fixtures) == 142
+    assert len(corpus.pairs) == 16
+    assert corpus.fixtures_hash == fixtures_hash(FIXTURES, GOLD) == ledger["fixtures_hash"]
