@@ -79,8 +79,8 @@ def import_page(conn: psycopg.Connection, slug: str, content: str, source_id: st
         if existing is not None and existing[0] == page.content_hash:
             return "skipped", "identical content already imported"
         conn.execute(
-            "INSERT INTO pages (source_id, slug, type, title, compiled_truth, timeline, frontmatter, tags, content_hash)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+            "INSERT INTO pages (source_id, slug, type, title, compiled_truth, timeline, frontmatter, tags,"
+            " content_hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
             " ON CONFLICT (source_id, slug) DO UPDATE SET type = EXCLUDED.type, title = EXCLUDED.title,"
             " compiled_truth = EXCLUDED.compiled_truth, timeline = EXCLUDED.timeline,"
             " frontmatter = EXCLUDED.frontmatter, tags = EXCLUDED.tags, content_hash = EXCLUDED.content_hash,"

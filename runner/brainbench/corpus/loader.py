@@ -147,7 +147,8 @@ def load_corpus(fixtures_dir: Path, gold_dir: Path) -> Corpus:
         fid = raw["fixture_id"]
         if fid in gold_raw:
             problems.append(
-                Problem(str(path), "$.fixture_id", f"duplicate gold fixture_id {fid!r} (also in {gold_raw[fid][0].name})")
+                Problem(str(path), "$.fixture_id",
+                        f"duplicate gold fixture_id {fid!r} (also in {gold_raw[fid][0].name})")
             )
             continue
         gold_raw[fid] = (path, raw)

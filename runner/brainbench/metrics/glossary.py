@@ -58,7 +58,8 @@ def glossary_for(metric_names: Iterable[str]) -> dict[str, str]:
 
 
 def glossary_markdown() -> str:
-    lines = ["# BrainBench metric glossary", "", "Generated from `brainbench.metrics.glossary`; do not edit by hand.", ""]
+    lines = ["# BrainBench metric glossary", "",
+             "Generated from `brainbench.metrics.glossary`; do not edit by hand.", ""]
     for name, text in METRIC_GLOSSARY.items():
         lines += [f"## `{name}`", "", text, ""]
     return "\n".join(lines)

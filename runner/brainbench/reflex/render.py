@@ -61,7 +61,8 @@ def render_turn_context(pointers: Sequence[Pointer], volunteered: Sequence[Volun
         lines = [VOLUNTEER_HEADING]
         for v in volunteered:
             synopsis = f" — {v.pointer.synopsis}" if v.pointer.synopsis else ""
-            lines.append(f"- **{v.pointer.display}** → `{v.pointer.slug}` ({v.confidence:.2f}, {v.rationale}){synopsis}")
+            p = v.pointer
+            lines.append(f"- **{p.display}** → `{p.slug}` ({v.confidence:.2f}, {v.rationale}){synopsis}")
         sections.append("\n".join(lines))
     if not sections:
         return ""

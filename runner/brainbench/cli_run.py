@@ -1,0 +1,220 @@
+"""``brainbench run`` end to end: config → corpus → run → gate → outputs → exit code.
+
+Output discipline for foreign runners: the ``--out`` file is written first and
+atomically; stdout carries only the scoreboard or (with ``--json``) one JSON
+line; every diagnostic goes to stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from brainbench.models.config import RunConfig, SeamOverride
+from brainbench.models.corpus import SUITES
+from brainbench.seams.registry import DEFAULT_HARNESSES
+
+EXIT_OK, EXIT_REGRESSION, EXIT_ERROR = 0, 1, 2
+
+
+@dataclass
+class RunRequest:
+    fixtures: Path
+    gold: Path
+    harness: str = "all"
+    suite: str = "all"
+    include_holdout: bool = False
+    json_out: bool = False
+    out: Path | None = None
+    fmt: str = "auto"
+    compare: Path | None = None
+    compare_current: Path | None = None
+    committed_baseline: Path | None = None
+    update_baseline: Path | None = None
+    justification: str | None = None
+    allow_regression: str | None = None
+    llm: bool = False
+    budget_usd: float = 5.0
+    seed: int = 42
+    jobs: int = 2
+    executor: str = "local"
+    mode: str = "stream"
+    timeout: float = 30.0
+    database_url: str | None = None
+    images: list[str] = field(default_factory=list)
+    seams_file: Path | None = None
+    ledger: Path | None = None
+    quiet: bool = False
+    cmd_args: list[str] = field(default_factory=list)
+
+
+class UsageError(ValueError):
+    pass
+
+
+def _err(message: str) -> None:
+    sys.stderr.write(message.rstrip("\n") + "\n")
+
+
+def _csv(value: str, allowed: tuple[str, ...], flag: str) -> list[str]:
+    if value.strip() == "all":
+        return list(allowed)
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    unknown = [v for v in items if v not in allowed]
+    if unknown or not items:
+        raise UsageError(f"{flag}: unknown value(s) {', '.join(unknown) or '(none)'}; "
+                         f"choose from {', '.join(allowed)} or all")
+    return items
+
+
+def _seam_overrides(req: RunRequest) -> dict[str, SeamOverride]:
+    raw: dict[str, dict[str, object]] = {}
+    if req.seams_file is not None:
+        try:
+            doc = tomllib.loads(req.seams_file.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise UsageError(f"{req.seams_file}: cannot read seams config: {exc}") from exc
+        for name, body in (doc.get("seams") or doc).items():
+            if name not in DEFAULT_HARNESSES or not isinstance(body, dict):
+                raise UsageError(f"{req.seams_file}: [seams.{name}]: unknown seam (choose from "
+                                 f"{', '.join(DEFAULT_HARNESSES)})")
+            raw[name] = dict(body)
+    for item in req.images:
+        name, sep, image = item.partition("=")
+        if not sep or name not in DEFAULT_HARNESSES or not image:
+            raise UsageError(f"--image {item!r}: expected SEAM=IMAGE with SEAM one of {', '.join(DEFAULT_HARNESSES)}")
+        raw.setdefault(name, {})["image"] = image
+    out = {}
+    for name, body in raw.items():
+        try:
+            out[name] = SeamOverride.model_validate(body)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise UsageError(f"{req.seams_file or '--image'}: seams.{name}.{where}: {first['msg']}") from exc
+    return out
+
+
+def build_config(req: RunRequest) -> RunConfig:
+    if req.executor not in ("local", "docker"):
+        raise UsageError(f"--executor: {req.executor!r} is not local or docker")
+    if req.mode not in ("exec", "stream"):
+        raise UsageError(f"--mode: {req.mode!r} is not exec or stream")
+    if req.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    try:
+        return RunConfig(
+            fixtures_dir=req.fixtures, gold_dir=req.gold,
+            harnesses=_csv(req.harness, DEFAULT_HARNESSES, "--harness"),  # type: ignore[arg-type]
+            suites=_csv(req.suite, SUITES, "--suite"),  # type: ignore[arg-type]
+            include_holdout=req.include_holdout, llm=req.llm, budget_usd=req.budget_usd, seed=req.seed,
+            jobs=req.jobs, executor=req.executor, mode=req.mode, timeout_s=req.timeout,  # type: ignore[arg-type]
+            database_url=req.database_url, seams=_seam_overrides(req), cmd_args=req.cmd_args,
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise UsageError(f"--{first['loc'][0]}: {first['msg']}") from exc
+
+
+def _pure_compare(req: RunRequest) -> int:
+    from brainbench.gate.flow import ci_from_env, compare_files, outcome_json
+
+    assert req.compare is not None and req.compare_current is not None
+    report = compare_files(req.compare, req.compare_current, allow_regression=req.allow_regression,
+                           ci=ci_from_env())
+    for message in report.messages:
+        _err(message)
+    if report.outcome is not None:
+        sys.stdout.write(outcome_json(report.outcome))
+    return report.exit_code
+
+
+def execute(req: RunRequest) -> int:
+    if req.compare is not None and req.compare_current is not None:
+        return _pure_compare(req)
+    try:
+        config = build_config(req)
+    except UsageError as exc:
+        _err(f"brainbench run: {exc}")
+        return EXIT_ERROR
+    if config.llm:
+        from brainbench.writeback.extractors import llm_configured
+
+        if not llm_configured():
+            _err("brainbench run: --llm requires a configured chat model "
+                 "(BRAINBENCH_LLM_BASE_URL and BRAINBENCH_LLM_MODEL)")
+            return EXIT_ERROR
+    from brainbench.cli import _load
+
+    corpus = _load(config.fixtures_dir, config.gold_dir)
+    if not corpus.fixtures:
+        _err(f"no fixtures found in {config.fixtures_dir} — refusing a vacuous pass")
+        return EXIT_ERROR
+    return _run_and_report(config, corpus, req)
+
+
+def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type: ignore[no-untyped-def]
+    from brainbench.brain.server import ServerError
+    from brainbench.orchestrator.progress import progress_reporter
+    from brainbench.orchestrator.run import RunAborted, Runner, run_benchmark
+    from brainbench.report.files import append_ledger, atomic_write, result_compact, result_pretty
+    from brainbench.report.scoreboard import render_markdown, render_table
+
+    runner_plan = Runner(config, corpus).plan
+    if runner_plan.is_empty:
+        _err("filters matched zero fixtures — refusing a vacuous pass")
+        return EXIT_ERROR
+    total = len(runner_plan.regular) + len(runner_plan.pairs)
+    try:
+        with progress_reporter(total, enabled=not req.quiet and sys.stderr.isatty()) as advance:
+            result = run_benchmark(config, corpus, advance)
+    except (RunAborted, ServerError) as exc:
+        _err(f"run failed: {exc}")
+        return EXIT_ERROR
+    if not result.cells and not result.seed_failures:
+        _err("filters matched zero fixtures — refusing a vacuous pass")
+        return EXIT_ERROR
+
+    from brainbench.gate.flow import apply_gate, ci_from_env
+    from brainbench.gate.markdown import render_gate_section
+
+    report = apply_gate(
+        result, harnesses=list(config.harnesses), suites=list(config.suites), compare=req.compare,
+        committed=req.committed_baseline, update_baseline=req.update_baseline, justification=req.justification,
+        allow_regression=req.allow_regression, ci=ci_from_env(),
+    )
+    if report.outcome is not None:
+        result.compare = report.outcome
+    code = report.exit_code
+    if result.meta.faults:
+        code = max(code, EXIT_ERROR)
+    if result.seed_failures:
+        code = max(code, EXIT_ERROR)
+    if req.out is not None:
+        atomic_write(req.out, result_pretty(result))
+    ledger = req.ledger or ((req.out.parent / "brainbench-ledger.jsonl") if req.out else None)
+    if ledger is not None:
+        append_ledger(ledger, result, code)
+    for message in report.messages:
+        _err(message)
+    if req.json_out:
+        sys.stdout.write(result_compact(result))
+    else:
+        gate = render_gate_section(report.outcome) if report.outcome is not None else None
+        use_table = req.fmt == "table" or (req.fmt == "auto" and sys.stdout.isatty())
+        if use_table:
+            from rich.console import Console
+
+            console = Console()
+            console.print(render_table(result))
+            extra = render_markdown(result, gate).split("\n\n", 3)
+            if len(extra) > 3:
+                console.print(extra[3].strip(), markup=False)
+        else:
+            sys.stdout.write(render_markdown(result, gate))
+    sys.stdout.flush()
+    return code

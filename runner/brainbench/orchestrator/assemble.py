@@ -1,0 +1,94 @@
+"""Turn rows and per-fixture scores into (harness × suite) cells (spec §5.7, §8)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from brainbench.metrics.retrieval import avg_injected_tokens, isolation_violations, score_know_to_ask, score_push
+from brainbench.metrics.rounding import round4
+from brainbench.models.config import RunConfig
+from brainbench.models.result import Cell, TurnRow
+
+
+def _first_seen(ids: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(ids))
+
+
+def _cell(harness: str, suite: str, seam: str, total: int, failed: int, metrics: dict[str, float],
+          fixtures: list[str]) -> Cell:
+    return Cell.model_validate({
+        "suite": suite, "harness": harness, "seam": seam, "gold_total": total, "gold_failed": failed,
+        "metrics": {k: round4(v) if isinstance(v, float) else v for k, v in metrics.items()},
+        "fixtures": fixtures,
+    })
+
+
+def write_back_metrics(scores: Sequence[Any], llm: bool) -> tuple[int, int, dict[str, float]]:
+    total = sum(s.gold_total for s in scores)
+    failed = sum(s.gold_failed for s in scores)
+    survived = sum(s.survived for s in scores)
+    prov = sum(s.provenance_ok for s in scores)
+    metrics = {
+        "write_back_fidelity": survived / total if total else 1.0,
+        "provenance_accuracy": prov / survived if survived else 1.0,
+    }
+    if llm:
+        stored = sum(s.stored_rows for s in scores)
+        metrics["extraction_recall"] = survived / total if total else 1.0
+        metrics["extraction_precision"] = sum(s.matched_any_gold for s in scores) / stored if stored else 1.0
+    return total, failed, metrics
+
+
+def assemble_cells(config: RunConfig, seams: Mapping[str, Any], rows: Sequence[TurnRow],
+                   outcomes: Sequence[Any]) -> list[Cell]:
+    cells: list[Cell] = []
+    wb = [o.write_back for o in outcomes if o.write_back is not None]
+    for harness, seam in seams.items():
+        kind = seam.info.seam
+        for suite in config.suites:
+            if suite in ("know-to-ask", "push"):
+                mine = [r for r in rows if r.harness == harness and r.suite == suite]
+                if not mine:
+                    continue
+                score = score_know_to_ask(mine) if suite == "know-to-ask" else score_push(mine)
+                metrics = {**score.metrics, "source_isolation_violations": isolation_violations(mine),
+                           "avg_injected_tokens": avg_injected_tokens(mine)}
+                cells.append(_cell(harness, suite, kind, score.gold_total, score.gold_failed, metrics,
+                                   _first_seen(r.fixture_id for r in mine)))
+            elif suite == "write-back":
+                if not wb:
+                    continue
+                total, failed, metrics = write_back_metrics(wb, config.llm)
+                cells.append(_cell(harness, suite, kind, total, failed, metrics,
+                                   _first_seen(s.fixture_id for s in wb)))
+            else:
+                scores = [o.continuity[harness] for o in outcomes if harness in o.continuity]
+                if not scores:
+                    continue
+                mine = [r for r in rows if r.harness == harness and r.suite == "continuity"]
+                total = sum(s.gold_total for s in scores)
+                failed = sum(s.gold_failed for s in scores)
+                metrics = {"continuity_rate": (total - failed) / total if total else 1.0,
+                           "source_isolation_violations": isolation_violations(mine),
+                           "avg_injected_tokens": avg_injected_tokens(mine)}
+                cells.append(_cell(harness, suite, kind, total, failed, metrics,
+                                   _first_seen(r.fixture_id for r in mine)))
+    return cells
+
+
+def metric_names(cells: Iterable[Cell]) -> set[str]:
+    return {name for c in cells for name in c.metrics}
+
+
+def failed_items(rows: Sequence[TurnRow], outcomes: Sequence[Any]) -> dict[str, list[str]]:
+    """cell key → the gold items it failed, for reports and the gate's "newly failed" list."""
+    out: dict[str, list[str]] = {}
+    keys = dict.fromkeys((r.harness, r.suite) for r in rows)
+    for harness, suite in keys:
+        mine = [r for r in rows if r.harness == harness and r.suite == suite]
+        if suite == "know-to-ask":
+            out[f"{harness}/{suite}"] = score_know_to_ask(mine).failed_items
+        elif suite == "push":
+            out[f"{harness}/{suite}"] = score_push(mine).failed_items
+    return out

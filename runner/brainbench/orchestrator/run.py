@@ -1,0 +1,279 @@
+"""Run a benchmark: seed isolated brains, replay every fixture through every seam, grade.
+
+Fixtures run concurrently (``jobs``) but results are assembled in corpus order,
+so ``--jobs 1`` and ``--jobs 8`` produce the same cells and rows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from brainbench.brain import store
+from brainbench.brain.databases import BrainDatabases
+from brainbench.brain.seeding import SeedError, SeedReport, seed_fixture
+from brainbench.brain.server import PostgresServer, open_server
+from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
+from brainbench.executors.base import Executor, SeamLaunch, SeamProcess
+from brainbench.models.config import RunConfig
+from brainbench.models.result import Fault, Receipt, RunInfo, RunResult, SeamInfo, SeedFailure, TurnRow
+from brainbench.orchestrator.assemble import assemble_cells, metric_names
+from brainbench.orchestrator.replay import SeamReplay, replay_fixture
+from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
+from brainbench.seams.registry import SEAMS, SeamSpec
+
+Progress = Callable[[str], None]
+
+
+class RunAborted(RuntimeError):
+    """The run cannot produce a valid result (e.g. write-back could not store its page)."""
+
+
+@dataclass
+class FixtureOutcome:
+    """Everything one fixture (or pair) contributed; assembled later in corpus order."""
+
+    rows: list[TurnRow] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)
+    write_back: Any | None = None
+    continuity: dict[str, Any] = field(default_factory=dict)  # harness → ContinuityScore
+    seed_failure: SeedFailure | None = None
+
+
+@dataclass
+class ActiveSeam:
+    spec: SeamSpec
+    process: SeamProcess
+    info: SeamInfo
+    timeout_s: float
+    env: dict[str, str]
+
+
+def git_sha() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False,
+                             cwd=Path(__file__).resolve().parent)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
+
+
+def make_executor(config: RunConfig) -> Executor:
+    if config.executor == "docker":
+        from brainbench.executors.docker import DockerExecutor  # lazy: the SDK is an optional extra
+
+        return DockerExecutor(pool_size=config.jobs)
+    from brainbench.executors.local import LocalExecutor
+
+    return LocalExecutor(pool_size=config.jobs)
+
+
+async def _start_seams(config: RunConfig, executor: Executor, workdir: Path, run_id: str) -> dict[str, ActiveSeam]:
+    seams: dict[str, ActiveSeam] = {}
+    for harness in dict.fromkeys(config.harnesses):
+        spec = SEAMS[harness]
+        override = config.seams.get(harness)
+        mode = (override.mode if override and override.mode else None) or config.mode
+        image = override.image if override else None
+        command = tuple(override.command) if override and override.command else spec.command(mode == "stream")
+        kind = (override.kind if override and override.kind else None) or ("production" if image else spec.kind)
+        launch = SeamLaunch(seam=harness, command=command, mode=mode, image=image,
+                            env=dict(override.env) if override else {}, shared_paths=(str(workdir),), run_id=run_id)
+        process = await executor.start(launch)
+        digest = getattr(process, "image_digest", None)
+        info = SeamInfo(harness=harness, seam=kind, executor=executor.name, mode=mode, image=image, image_digest=digest)
+        timeout = (override.timeout_s if override and override.timeout_s else None) or config.timeout_s
+        seams[harness] = ActiveSeam(spec, process, info, timeout, dict(override.env) if override else {})
+    return seams
+
+
+class Runner:
+    def __init__(self, config: RunConfig, corpus: Corpus, progress: Progress | None = None) -> None:
+        self.config = config
+        self.corpus = corpus
+        self.progress = progress or (lambda _: None)
+        self.run_id = uuid.uuid4().hex[:10]
+        self.plan: Plan = plan_run(corpus, config)
+        self.outcomes: dict[str, FixtureOutcome] = {}
+        self.started_at = datetime.now(UTC)
+        self.seams: dict[str, ActiveSeam] = {}
+
+    # --- per fixture ----------------------------------------------------------------
+
+    def _env(self, url: str, source: str, workdir: Path) -> dict[str, str]:
+        return {"BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": source,
+                "CLAUDE_CONFIG_DIR": str(workdir / "claude")}
+
+    async def _replay_all(self, item: LoadedFixture, suites: list[str], url: str, workdir: Path,
+                          slug_sources: dict[str, set[str]]) -> list[SeamReplay]:
+        replays = []
+        for harness, seam in self.seams.items():
+            env = {**seam.env, **self._env(url, item.fixture.source, workdir / harness)}
+            replays.append(await replay_fixture(item, seam.spec, seam.process, suites=suites, env=env,
+                                                workdir=workdir / harness, timeout_s=seam.timeout_s,
+                                                slug_sources=slug_sources))
+        return replays
+
+    async def _regular(self, item: LoadedFixture, dbs: BrainDatabases, workroot: Path) -> FixtureOutcome:
+        out = FixtureOutcome()
+        name, url = await anyio.to_thread.run_sync(dbs.create)
+        workdir = workroot / item.fixture_id
+        try:
+            conn = await anyio.to_thread.run_sync(store.connect, url)
+            try:
+                try:
+                    report = await anyio.to_thread.run_sync(seed_fixture, conn, item.fixture)
+                except SeedError as exc:
+                    out.seed_failure = SeedFailure(fixture_id=item.fixture_id, error=str(exc))
+                    return out
+                suites = retrieval_suites(item, self.config)
+                if suites:
+                    for replay in await self._replay_all(item, suites, url, workdir, report.slug_sources):
+                        out.rows += replay.rows
+                        out.faults += replay.faults
+                if wants_write_back(item, self.config):
+                    out.write_back = await anyio.to_thread.run_sync(self._write_back, conn, item)
+            finally:
+                conn.close()
+        finally:
+            await anyio.to_thread.run_sync(dbs.drop, name)
+        return out
+
+    def _write_back(self, conn: Any, item: LoadedFixture) -> Any:
+        from brainbench.writeback.pipeline import run_write_back
+
+        try:
+            return run_write_back(conn, item, self._extractor(item))
+        except SeedError as exc:
+            raise RunAborted(f"write-back failed for {item.fixture_id}: {exc}") from exc
+
+    def _extractor(self, item: LoadedFixture) -> Any:
+        from brainbench.writeback import extractors
+
+        if self.config.llm:
+            return self.llm_extractor
+        return extractors.GoldExtractor(item)
+
+    async def _pair(self, pair: ContinuityPair, dbs: BrainDatabases, workroot: Path) -> FixtureOutcome:
+        out = FixtureOutcome()
+        name, url = await anyio.to_thread.run_sync(dbs.create)
+        workdir = workroot / f"pair-{pair.pair_id}"
+        try:
+            conn = await anyio.to_thread.run_sync(store.connect, url)
+            try:
+                try:
+                    writer = await anyio.to_thread.run_sync(seed_fixture, conn, pair.writer.fixture)
+                    reader = await anyio.to_thread.run_sync(seed_fixture, conn, pair.reader.fixture)
+                except SeedError as exc:
+                    out.seed_failure = SeedFailure(fixture_id=pair.pair_id, error=str(exc))
+                    return out
+                slug_sources = SeedReport.merge(writer, reader).slug_sources
+                score = await anyio.to_thread.run_sync(self._write_back, conn, pair.writer)
+                if "write-back" in pair.writer.fixture.suites and "write-back" in self.config.suites:
+                    out.write_back = score
+                for harness, replay in zip(self.seams, await self._replay_all(
+                        pair.reader, ["continuity"], url, workdir, slug_sources), strict=True):
+                    out.rows += replay.rows
+                    out.faults += replay.faults
+                    out.continuity[harness] = await anyio.to_thread.run_sync(
+                        _score_continuity, conn, pair.reader, replay.injected)
+            finally:
+                conn.close()
+        finally:
+            await anyio.to_thread.run_sync(dbs.drop, name)
+        return out
+
+    # --- whole run ----------------------------------------------------------------------
+
+    async def run(self, server: PostgresServer) -> RunResult:
+        dbs = BrainDatabases(server, self.run_id)
+        executor = make_executor(self.config)
+        workroot = Path(tempfile.mkdtemp(prefix=f"brainbench-run-{self.run_id}-"))
+        self.llm_extractor: Any = None
+        if self.config.llm:
+            from brainbench.writeback import extractors
+
+            self.llm_extractor = extractors.LlmExtractor.from_env(self.config.budget_usd)
+        try:
+            await anyio.to_thread.run_sync(dbs.prepare)
+            self.seams = await _start_seams(self.config, executor, workroot, self.run_id)
+            limiter = anyio.CapacityLimiter(self.config.jobs)
+
+            async def one(key: str, work: Callable[[], Any]) -> None:
+                async with limiter:
+                    self.outcomes[key] = await work()
+                    self.progress(key)
+
+            async with anyio.create_task_group() as tg:
+                for item in self.plan.regular:
+                    tg.start_soon(one, item.fixture_id, lambda i=item: self._regular(i, dbs, workroot))
+                for pair in self.plan.pairs:
+                    tg.start_soon(one, f"pair:{pair.pair_id}", lambda p=pair: self._pair(p, dbs, workroot))
+        finally:
+            with anyio.CancelScope(shield=True):
+                for seam in self.seams.values():
+                    with contextlib.suppress(Exception):
+                        await seam.process.stop()
+                with contextlib.suppress(Exception):
+                    await executor.close()
+                await anyio.to_thread.run_sync(dbs.close)
+                shutil.rmtree(workroot, ignore_errors=True)
+        return self.result()
+
+    def ordered_keys(self) -> list[str]:
+        return [i.fixture_id for i in self.plan.regular] + [f"pair:{p.pair_id}" for p in self.plan.pairs]
+
+    def result(self, complete: bool = True, interrupted_by: str | None = None) -> RunResult:
+        done = [self.outcomes[k] for k in self.ordered_keys() if k in self.outcomes]
+        rows = [r for o in done for r in o.rows]
+        faults = [f for o in done for f in o.faults]
+        cells = assemble_cells(self.config, self.seams, rows, done)
+        fault_counts: dict[str, int] = {}
+        for f in faults:
+            fault_counts[f.fault_class] = fault_counts.get(f.fault_class, 0) + 1
+        meta_run = RunInfo(
+            run_id=self.run_id, executor=self.config.executor, jobs=self.config.jobs,
+            started_at=self.started_at.isoformat().replace("+00:00", "Z"),
+            finished_at=datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+            complete=complete, interrupted_by=interrupted_by,
+            completed_fixtures=[k for k in self.ordered_keys() if k in self.outcomes],
+            seams=[s.info for s in self.seams.values()], fault_counts=fault_counts,
+        )
+        receipt = Receipt(
+            fixtures_hash=self.corpus.fixtures_hash, harness_sha=git_sha(),
+            ts=self.started_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            cmd_args=self.config.cmd_args, seed=self.config.seed,
+            include_holdout=self.config.include_holdout, llm=self.config.llm,
+        )
+        from brainbench.metrics.glossary import glossary_for
+
+        return RunResult.model_validate({
+            "receipt": receipt, "cells": cells, "turn_rows": rows,
+            "seed_failures": [o.seed_failure for o in done if o.seed_failure is not None],
+            "_meta": {"metric_glossary": glossary_for(metric_names(cells)), "run": meta_run, "faults": faults},
+        })
+
+
+def _score_continuity(conn: Any, reader: LoadedFixture, injected: set[str]) -> Any:
+    from brainbench.writeback.continuity import score_continuity
+
+    return score_continuity(conn, reader, injected)
+
+
+def run_benchmark(config: RunConfig, corpus: Corpus, progress: Progress | None = None) -> RunResult:
+    runner = Runner(config, corpus, progress)
+    server = open_server(config.database_url)
+    try:
+        return anyio.run(runner.run, server)
+    finally:
+        server.close()

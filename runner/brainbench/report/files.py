@@ -1,0 +1,55 @@
+"""Result file (atomic), and the run ledger (one JSONL line per run)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from brainbench.jsjson import stringify
+from brainbench.models.result import RunResult
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write via a temp file in the same directory and rename: readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def result_pretty(result: RunResult) -> str:
+    return stringify(result.to_json_dict(), 2) + "\n"
+
+
+def result_compact(result: RunResult) -> str:
+    return stringify(result.to_json_dict()) + "\n"
+
+
+def append_ledger(path: Path, result: RunResult, exit_code: int) -> None:
+    run = result.meta.run
+    line = {
+        "ts": result.receipt.ts,
+        "run_id": run.run_id if run else None,
+        "harness_sha": result.receipt.harness_sha,
+        "fixtures_hash": result.receipt.fixtures_hash,
+        "config": {"include_holdout": result.receipt.include_holdout, "llm": result.receipt.llm,
+                   "cmd_args": result.receipt.cmd_args},
+        "complete": run.complete if run else True,
+        "exit_code": exit_code,
+        "seed_failures": len(result.seed_failures),
+        "faults": len(result.meta.faults),
+        "cells": {f"{c.harness}/{c.suite}": {**c.metrics, "gold_total": c.gold_total, "gold_failed": c.gold_failed}
+                  for c in result.cells},
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(line, ensure_ascii=False) + "\n")

@@ -1,0 +1,76 @@
+"""The scoreboard: gbrain's markdown layout (spec §9.2) and a rich table for terminals."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from brainbench.jsjson import js_number
+from brainbench.models.result import Cell, RunResult
+
+COLUMNS = (
+    "know_to_ask_failure_rate", "false_fire_rate", "push_precision", "push_recall", "write_back_fidelity",
+    "provenance_accuracy", "continuity_rate", "extraction_recall", "extraction_precision",
+    "source_isolation_violations", "avg_injected_tokens",
+)
+SEAM_NOTE = (
+    "_seam: `production` rows exercise a shipped integration seam; `contract` rows grade the same gbrain "
+    "primitives through a harness-shaped injection contract (see docs/eval/BRAINBENCH.md)._"
+)
+
+
+def _value(cell: Cell, name: str) -> str:
+    value = cell.metrics.get(name)
+    return "—" if value is None else js_number(value)
+
+
+def _fault_lines(result: RunResult) -> list[str]:
+    if not result.meta.faults:
+        return []
+    counts: dict[tuple[str, str], int] = {}
+    for f in result.meta.faults:
+        counts[(f.harness, f.fault_class)] = counts.get((f.harness, f.fault_class), 0) + 1
+    lines = ["", f"**SEAM FAULTS ({len(result.meta.faults)})** — affected turns were scored as silence (exit 2):"]
+    lines += [f"- {h}: {cls} × {n}" for (h, cls), n in sorted(counts.items())]
+    return lines
+
+
+def render_markdown(result: RunResult, gate_section: str | None = None) -> str:
+    r = result.receipt
+    holdout = "holdout INCLUDED (published-run mode)" if r.include_holdout else "holdout excluded (gate mode)"
+    mode = "LLM extractor" if r.llm else "deterministic (hermetic)"
+    header = ["harness", "seam", "suite", "failed/gold", *(f"`{c}`" for c in COLUMNS)]
+    lines = [
+        "# BrainBench scoreboard",
+        "",
+        f"fixtures `{r.fixtures_hash[:12]}` · {holdout} · {mode}",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+    ]
+    for c in result.cells:
+        values = [_value(c, name) for name in COLUMNS]
+        lines.append(f"| {c.harness} | {c.seam} | {c.suite} | {c.gold_failed}/{c.gold_total} | " + " | ".join(values)
+                     + " |")
+    lines += ["", SEAM_NOTE]
+    if result.seed_failures:
+        lines += ["", f"**SEED FAILURES ({len(result.seed_failures)})** — run is invalid (exit 2):"]
+        lines += [f"- {f.fixture_id}: {f.error}" for f in result.seed_failures]
+    lines += _fault_lines(result)
+    if result.meta.run is not None and not result.meta.run.complete:
+        lines += ["", f"**INCOMPLETE RUN** — interrupted by {result.meta.run.interrupted_by}; partial numbers."]
+    if gate_section:
+        lines += ["", gate_section.rstrip("\n")]
+    return "\n".join(lines) + "\n\n"
+
+
+def render_table(result: RunResult, shown: Sequence[str] = COLUMNS) -> object:
+    """A rich Table for terminals (same numbers, fewer columns: only those any cell has)."""
+    from rich.table import Table
+
+    present = [c for c in shown if any(c in cell.metrics for cell in result.cells)]
+    table = Table(title=f"BrainBench · fixtures {result.receipt.fixtures_hash[:12]}", show_lines=False)
+    for col in ("harness", "seam", "suite", "failed/gold", *present):
+        table.add_column(col, justify="right" if col not in ("harness", "seam", "suite") else "left")
+    for c in result.cells:
+        table.add_row(c.harness, c.seam, c.suite, f"{c.gold_failed}/{c.gold_total}", *(_value(c, n) for n in present))
+    return table
