@@ -54,14 +54,15 @@ sys.exit(proc.returncode)
 
 
 def _run_command_missing() -> str | None:
+    env = dict(os.environ, COLUMNS="300")  # rich would otherwise truncate the option table
     try:
         proc = subprocess.run([*BRAINBENCH, "run", "--help"], capture_output=True, text=True, timeout=120,
-                              check=False)
+                              check=False, env=env)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"`brainbench run --help` failed: {exc}"
     text = proc.stdout + proc.stderr
-    if "--compare" not in text or "--update-baseline" not in text:
-        return f"`brainbench run` with --compare/--update-baseline is not available yet (exit {proc.returncode})"
+    if proc.returncode not in (0, 2) or "--compare" not in text or "--committed-baseline" not in text:
+        return f"`brainbench run` with --compare is not available yet (exit {proc.returncode})"
     return None
 
 
@@ -119,7 +120,7 @@ def _update_baseline(repo: Path, *extra: str, env: dict[str, str] | None = None)
 def _gate(repo: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     out = repo.parent / f"{repo.name}-result.json"
     return subprocess.run(
-        [sys.executable, "-m", "brainbench.gate.cli", "gate", "--main-ref", "main", "--out", str(out),
+        [*BRAINBENCH, "gate", "--main-ref", "main", "--out", str(out),
          *_corpus_args(repo), *extra],
         cwd=repo, env=env or _env(), capture_output=True, text=True, check=False,
     )
