@@ -32,7 +32,7 @@ from .cleanup import owner_labels, remove_labelled, sweep_dead_runs
 from .client import DockerApi
 from .config import CONTRACT_VERSION, LABEL_SEAM, STREAM_PIDFILE, DockerConfig
 from .database import DbTarget, is_loopback, parse_target, rewrite_host
-from .failures import DockerInfraError, StreamProtocolError, describe, is_transient
+from .failures import DockerInfraError, describe, is_transient
 from .hardening import create_kwargs
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,8 @@ IDLE_COMMAND = "sleep infinity 2>/dev/null; while :; do sleep 3600; done"
 # docker exec does not forward signals, so the timeout runs inside the container:
 # coreutils/busybox `timeout` kills the hook (and its process group) with SIGKILL.
 SUPERVISOR = 'exec timeout -s KILL "$0" "$@"'
-STREAM_WRAPPER = f'echo "$$" > {STREAM_PIDFILE}; exec "$@"'
+# Records the stream process pid (per pool slot) so a timeout can kill it.
+STREAM_WRAPPER = 'echo "$$" > "$0"; exec "$@"'
 
 
 def supervised(timeout_s: float, command: Sequence[str]) -> list[str]:
@@ -79,13 +80,16 @@ class DockerExecutor(Executor):
 
     name: ClassVar[str] = "docker"
 
-    def __init__(self, config: DockerConfig | None = None, *, run_id: str | None = None) -> None:
+    def __init__(self, config: DockerConfig | None = None, *, run_id: str | None = None,
+                 pool_size: int = 2) -> None:
         self.config = config or DockerConfig()
+        # Stream mode: warm processes per seam container (calls in flight at once).
+        self.pool_size = max(1, pool_size)
         self.run_id = run_id or f"bb-{uuid.uuid4().hex[:12]}"
         self._api: DockerApi | None = None
         self._processes: list[DockerSeamProcess] = []
         self._prepared = False
-        self._prepare_lock = threading.Lock()
+        self._prepare_lock = threading.RLock()
         self.db_target: DbTarget | None = None
         self.network_name: str | None = None
         self.db_host_override: str | None = self.config.container_db_host
@@ -122,10 +126,24 @@ class DockerExecutor(Executor):
             if self.config.sweep_on_start:
                 sweep_dead_runs(api, current_run_id=self.run_id, max_age_s=self.config.sweep_max_age_s)
             url = self.config.database_url or launch.env.get(DB_ENV)
-            self.db_target = parse_target(url) if url else None
-            if self.db_target is not None and not self.db_target.is_socket:
-                self._prepare_network(self.db_target)
+            if url:
+                self.ensure_db(parse_target(url))
             self._prepared = True
+
+    def ensure_db(self, target: DbTarget) -> bool:
+        """Make ``target`` reachable for containers created from now on; True if it changed.
+
+        The URL usually arrives only with the first hook call (per-fixture databases),
+        so this also runs lazily and the seam container is recreated once to match.
+        """
+        with self._prepare_lock:
+            if self.db_target == target or (self.db_target is not None and self.db_target.is_socket
+                                            and target.socket_dir == self.db_target.socket_dir):
+                return False
+            if not target.is_socket and self.network_name is None:
+                self._prepare_network(target)
+            self.db_target = target
+            return True
 
     def _prepare_network(self, target: DbTarget) -> None:
         """Internal (no egress) run network; Postgres is attached to it under an alias."""
@@ -210,9 +228,10 @@ def _sigterm_to_interrupt(signum: int, frame: object) -> None:
 class _StreamSession:
     """One attached `--stream` process: request lines up, response lines down."""
 
-    def __init__(self, handle: HijackedExec, exec_id: str) -> None:
+    def __init__(self, handle: HijackedExec, pidfile: str) -> None:
         self.handle = handle
-        self.exec_id = exec_id
+        self.pidfile = pidfile
+        self.next_id = 1
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.stderr_tail: deque[bytes] = deque(maxlen=64)
         self.alive = True
@@ -237,8 +256,8 @@ class _StreamSession:
             self.alive = False
             self.lines.put(None)
 
-    def request(self, line: bytes, request_id: int, timeout_s: float) -> dict[str, Any] | None:
-        """The response dict; None if the process died; raises TimeoutError."""
+    def request(self, line: bytes, timeout_s: float) -> bytes | None:
+        """The next response line; None if the process died; raises TimeoutError."""
         self.handle.send(line)
         deadline = time.monotonic() + timeout_s
         while True:
@@ -249,22 +268,8 @@ class _StreamSession:
                 raw = self.lines.get(timeout=remaining)
             except queue.Empty:
                 raise TimeoutError from None
-            if raw is None:
-                return None
-            if not raw.strip():
-                continue
-            try:
-                response = json.loads(raw)
-            except ValueError as exc:
-                raise StreamProtocolError(f"non-JSON line on the stream: {raw[:200]!r}") from exc
-            if not isinstance(response, dict) or "id" not in response:
-                raise StreamProtocolError(f"not a response object: {raw[:200]!r}")
-            if response["id"] == request_id:
-                return response
-            # A stale answer to an earlier request; the protocol is strictly in order.
-
-    def stderr_text(self) -> str:
-        return b"".join(self.stderr_tail).decode("utf-8", "replace")[-2000:]
+            if raw is None or raw.strip():
+                return raw
 
     def close(self) -> None:
         self.alive = False
@@ -273,7 +278,7 @@ class _StreamSession:
 
 
 class DockerSeamProcess(SeamProcess):
-    """A warm seam container; calls run as execs or through the stream process."""
+    """A warm seam container; calls run as execs or through a pool of stream processes."""
 
     def __init__(self, executor: DockerExecutor, launch: SeamLaunch) -> None:
         self.executor = executor
@@ -286,12 +291,17 @@ class DockerSeamProcess(SeamProcess):
         self.image_id: str | None = None
         # RepoDigests when the image came from a registry, else the local image id.
         self.image_digest: str | None = None
+        self.image_user: str | None = None
         self.container: Any = None
         self.hook_cmd: list[str] = []
-        self._stream: _StreamSession | None = None
-        self._lock = anyio.Lock()
-        self._next_id = 0
         self._base_env: dict[str, str] = {}
+        self._db_built_for: DbTarget | None = None
+        self._container_lock = threading.RLock()
+        # Stream pool: idle sessions (None = slot not started yet), handed out in the
+        # event loop thread so no lock is needed around the list itself.
+        self._slots = anyio.Semaphore(executor.pool_size)
+        self._idle: list[tuple[int, _StreamSession | None]] = [(i, None) for i in range(executor.pool_size)]
+        self._sessions: dict[int, _StreamSession] = {}
 
     # -- lifecycle ---------------------------------------------------------------------------
     def boot(self) -> None:
@@ -308,15 +318,17 @@ class DockerSeamProcess(SeamProcess):
         digests = image.attrs.get("RepoDigests") or []
         self.image_digest = digests[0].split("@", 1)[-1] if digests else image.id
         cfg = image.attrs.get("Config") or {}
+        self.image_user = cfg.get("User")
         self.hook_cmd = hook_command(self.launch.command or [*(cfg.get("Entrypoint") or []),
                                                              *(cfg.get("Cmd") or [])])
         if not self.hook_cmd:
             raise DockerInfraError(f"{self.image_ref}: no hook command (SeamLaunch.command is empty and "
                                    "the image has no ENTRYPOINT/CMD)")
         self._base_env = self.executor.container_env(self.launch.env)
-        self.container = api.retry(self._create_and_start, cfg.get("User"))
+        with self._container_lock:
+            self.container = api.retry(self._create_and_start)
 
-    def _create_and_start(self, image_user: str | None) -> Any:
+    def _create_and_start(self) -> Any:
         from docker.types import Mount
 
         ex = self.executor
@@ -329,7 +341,7 @@ class DockerSeamProcess(SeamProcess):
             if os.path.exists(path):
                 _grant_other_access(path)
                 mounts.append(Mount(target=path, source=path, type="bind", read_only=True))
-        kwargs = create_kwargs(ex.config.hardening, image_user)
+        kwargs = create_kwargs(ex.config.hardening, self.image_user)
         if ex.network_name:
             kwargs["network"] = ex.network_name
         else:
@@ -349,7 +361,30 @@ class DockerSeamProcess(SeamProcess):
             with contextlib.suppress(Exception):
                 container.remove(force=True)
             raise
+        self._db_built_for = target
         return container
+
+    def _recreate(self, why: str) -> None:
+        with self._container_lock:
+            log.info("docker: recreating %s container (%s)", self.seam, why)
+            for session in self._sessions.values():
+                session.close()
+            self._sessions.clear()
+            if self.container is not None:
+                with contextlib.suppress(Exception):
+                    self.container.remove(force=True)
+            self.container = self.executor.api.retry(self._create_and_start)
+
+    def _ensure_db(self, env: Mapping[str, str]) -> None:
+        """Before a hook runs: its database must be reachable from this container."""
+        url = env.get(DB_ENV)
+        if not url:
+            return
+        target = parse_target(url)
+        changed = self.executor.ensure_db(target)
+        with self._container_lock:
+            if changed or self._db_built_for != self.executor.db_target:
+                self._recreate(f"database at {target.socket_dir or target.host}")
 
     async def stop(self) -> None:
         await anyio.to_thread.run_sync(self._stop_sync, abandon_on_cancel=True)
@@ -357,35 +392,37 @@ class DockerSeamProcess(SeamProcess):
             self.executor._processes.remove(self)
 
     def _stop_sync(self) -> None:
-        if self._stream is not None:
-            self._stream.close()
-            self._stream = None
-        if self.container is not None:
-            with contextlib.suppress(Exception):
-                self.container.remove(force=True)
-            self.container = None
+        with self._container_lock:
+            for session in self._sessions.values():
+                session.close()
+            self._sessions.clear()
+            if self.container is not None:
+                with contextlib.suppress(Exception):
+                    self.container.remove(force=True)
+                self.container = None
 
     def _ensure_running(self) -> None:
         """Bring a dead container back before a call (the hook has not run yet)."""
-        self.container.reload()
-        if self.container.status != "running":
-            log.warning("docker: %s container %s is %s; recreating", self.seam, self.container.name,
-                        self.container.status)
-            with contextlib.suppress(Exception):
-                self.container.remove(force=True)
-            self._stream = None
-            self.container = self.executor.api.retry(self._create_and_start, None)
+        with self._container_lock:
+            self.container.reload()
+            if self.container.status != "running":
+                self._recreate(f"container was {self.container.status}")
 
     # -- calls -------------------------------------------------------------------------------
     async def call(self, call: HookCall) -> HookOutcome:
         if self.mode == "stream":
             obj = _json_object(call.payload)
             if obj is not None:
-                # The protocol is strictly one request at a time per process, and the
-                # timeout must measure only this request, never queueing behind another.
-                async with self._lock:
-                    return await anyio.to_thread.run_sync(self._stream_call, call, obj,
-                                                          abandon_on_cancel=True)
+                # One request at a time per stream process, so the timeout measures only
+                # this request, never queueing behind another.
+                async with self._slots:
+                    slot, session = self._idle.pop()
+                    try:
+                        outcome, session = await anyio.to_thread.run_sync(
+                            self._stream_call, call, obj, slot, session, abandon_on_cancel=True)
+                    finally:
+                        self._idle.append((slot, session))
+                    return outcome
             # Not a JSON object (empty stdin, arrays, garbage): the line protocol cannot
             # carry it verbatim, so that call goes through exec with the exact bytes.
         return await anyio.to_thread.run_sync(self._exec_call, call, abandon_on_cancel=True)
@@ -414,7 +451,11 @@ class DockerSeamProcess(SeamProcess):
             time.sleep(0.01)
         return None
 
-    def _exec_call(self, call: HookCall) -> HookOutcome:
+    def run_command(self, command: Sequence[str], call: HookCall) -> HookOutcome:
+        """Run any command the way a hook runs (used by ``doctor`` to probe the image)."""
+        return self._exec_call(call, list(command))
+
+    def _exec_call(self, call: HookCall, command: list[str] | None = None) -> HookOutcome:
         ex = self.executor
         start = time.perf_counter()
 
@@ -424,7 +465,8 @@ class DockerSeamProcess(SeamProcess):
 
         env = {**self._base_env, **ex.container_env(call.env)}
         try:
-            exec_id = self._create_exec(supervised(call.timeout_s, self.hook_cmd), env)
+            self._ensure_db(call.env)
+            exec_id = self._create_exec(supervised(call.timeout_s, command or self.hook_cmd), env)
             handle = HijackedExec.start(ex.api.host, ex.api.api_version, exec_id)
         except Exception as exc:
             return infra(exc)
@@ -438,7 +480,6 @@ class DockerSeamProcess(SeamProcess):
         except TimeoutError:
             # The in-container timeout should have fired; the exec is wedged.  Output is
             # discarded like any timeout.
-            handle.close()
             log.warning("docker: %s exec outlived its in-container timeout by %.1fs", self.seam,
                         ex.config.exec_grace_s)
             return HookOutcome(None, b"", b"", True, (time.perf_counter() - start) * 1000)
@@ -454,21 +495,22 @@ class DockerSeamProcess(SeamProcess):
             return HookOutcome(None, b"", b"", True, elapsed * 1000)
         return HookOutcome(exit_code, stdout, stderr, False, elapsed * 1000)
 
-    def _start_stream(self) -> _StreamSession:
+    def _start_stream(self, slot: int) -> _StreamSession:
         ex = self.executor
-        cmd = ["/bin/sh", "-c", STREAM_WRAPPER, "sh", *stream_command(self.hook_cmd)]
+        pidfile = f"{STREAM_PIDFILE}.{slot}"
+        cmd = ["/bin/sh", "-c", STREAM_WRAPPER, pidfile, *stream_command(self.hook_cmd)]
         exec_id = self._create_exec(cmd, self._base_env)
         handle = HijackedExec.start(ex.api.host, ex.api.api_version, exec_id)
-        return _StreamSession(handle, exec_id)
+        session = _StreamSession(handle, pidfile)
+        self._sessions[slot] = session
+        return session
 
-    def _kill_stream(self) -> None:
-        session, self._stream = self._stream, None
-        if session is None:
-            return
+    def _kill_stream(self, slot: int, session: _StreamSession) -> None:
+        self._sessions.pop(slot, None)
         # docker exec cannot signal its process; kill it by the pid it recorded.  Each
         # exec is its own session leader (runc setsid), so the negative pid takes the
         # hook's children with it.
-        script = (f'p="$(cat {STREAM_PIDFILE})"; [ -n "$p" ] && '
+        script = (f'p="$(cat {session.pidfile})"; [ -n "$p" ] && '
                   '{ kill -s KILL -- "-$p" 2>/dev/null || kill -s KILL "$p"; }')
         api = self.executor.api.api
         with contextlib.suppress(Exception):
@@ -479,46 +521,41 @@ class DockerSeamProcess(SeamProcess):
             self._exit_code(exec_id)
         session.close()
 
-    def _stream_call(self, call: HookCall, obj: dict[str, Any]) -> HookOutcome:
+    def _stream_call(self, call: HookCall, obj: dict[str, Any], slot: int, session: _StreamSession | None
+                     ) -> tuple[HookOutcome, _StreamSession | None]:
+        """Mirrors the local executor's stream semantics so both grade identically."""
         ex = self.executor
         start = time.perf_counter()
         try:
-            if self._stream is None or not self._stream.alive:
-                self._stream = self._start_stream()
+            self._ensure_db(call.env)
+            if session is None or not session.alive or self._sessions.get(slot) is not session:
+                session = self._start_stream(slot)
         except Exception as exc:
             return HookOutcome(None, b"", b"", False, (time.perf_counter() - start) * 1000,
-                               infra_error=describe(exc))
-        self._next_id += 1
-        request_id = self._next_id
+                               infra_error=describe(exc)), None
+        request_id = session.next_id
+        session.next_id += 1
         line = json.dumps({"id": request_id, "env": ex.container_env(call.env), "input": obj},
                           ensure_ascii=False).encode() + b"\n"
-        session = self._stream
         start = time.perf_counter()
         try:
-            response = session.request(line, request_id, call.timeout_s)
+            raw = session.request(line, call.timeout_s)
         except TimeoutError:
-            self._kill_stream()
-            return HookOutcome(None, b"", b"", True, (time.perf_counter() - start) * 1000)
-        except StreamProtocolError as exc:
-            self._kill_stream()
-            return HookOutcome(None, b"", b"", False, (time.perf_counter() - start) * 1000,
-                               infra_error=describe(exc))
+            self._kill_stream(slot, session)
+            return HookOutcome(None, b"", b"", True, (time.perf_counter() - start) * 1000), None
         elapsed_ms = (time.perf_counter() - start) * 1000
-        if response is None:
-            self._kill_stream()
-            return HookOutcome(None, b"", b"", False, elapsed_ms,
-                               infra_error=f"stream process exited: {session.stderr_text()[-500:]}")
+        if raw is None:
+            self._kill_stream(slot, session)
+            return HookOutcome(1, b"", b"stream process died", False, elapsed_ms), None
         try:
-            code = response.get("exit_code")
-            return HookOutcome(
-                int(code) if code is not None else None,
-                str(response.get("stdout", "")).encode(),
-                str(response.get("stderr", "")).encode(),
-                False,
-                elapsed_ms,
-            )
-        except (TypeError, ValueError) as exc:
-            return HookOutcome(None, b"", b"", False, elapsed_ms, infra_error=describe(exc))
+            doc = json.loads(raw)
+            if doc.get("id") != request_id:
+                raise ValueError(f"answer id {doc.get('id')} for request {request_id}")
+            return HookOutcome(int(doc["exit_code"]), str(doc.get("stdout", "")).encode(),
+                               str(doc.get("stderr", "")).encode(), False, elapsed_ms), session
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            self._kill_stream(slot, session)
+            return HookOutcome(1, b"", f"stream protocol violation: {exc}".encode(), False, elapsed_ms), None
 
     def describe(self) -> dict[str, Any]:
         """Facts for the result document (image digest, mode, container)."""

@@ -1,0 +1,166 @@
+"""CLI for the container side: ``cleanup``, ``doctor``, ``images build``.
+
+Mounted into the main CLI by ``register(app)``.  Heavy imports (the
+docker SDK) happen inside the commands so ``brainbench --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(no_args_is_help=True, help="Containers: cleanup, image conformance, image builds.")
+images_app = typer.Typer(no_args_is_help=True, help="Build BrainBench's container images.")
+app.add_typer(images_app, name="images")
+
+
+def _parse_env(values: list[str]) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"expected KEY=VALUE, got {item!r}")
+        env[key] = value
+    return env
+
+
+@app.command()
+def cleanup(
+    run_id: Annotated[str | None, typer.Option("--run-id", help="Only this run's objects.")] = None,
+    dead_only: Annotated[bool, typer.Option("--dead-only", help="Only runs whose runner is gone.")] = False,
+    database_url: Annotated[str | None, typer.Option(
+        "--database-url", help="Also drop labelled databases on this server.")] = None,
+    docker_host: Annotated[str | None, typer.Option("--docker-host", envvar="DOCKER_HOST")] = None,
+) -> None:
+    """Remove BrainBench-labelled containers and networks (all, one run, or dead runs)."""
+    from rich.console import Console
+
+    from .docker.cleanup import remove_labelled
+    from .docker.client import DockerApi
+    from .docker.failures import DockerUnavailable
+
+    console = Console()
+    try:
+        api = DockerApi(docker_host)
+    except DockerUnavailable as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(1) from exc
+    report = remove_labelled(api, run_id=run_id, dead_only=dead_only)
+    api.close()
+    for name in report.containers:
+        console.print(f"removed container {name}")
+    for name in report.networks:
+        console.print(f"removed network {name}")
+    dropped: list[str] = []
+    if database_url:
+        try:  # the brain package owns database labels; use it when present
+            from ..brain.databases import sweep_databases
+            from ..brain.server import ExternalPostgres
+
+            dropped = list(sweep_databases(ExternalPostgres(database_url), run_id))
+        except ImportError as exc:
+            console.print(f"[yellow]database sweep unavailable: {exc}[/yellow]")
+        for name in dropped:
+            console.print(f"dropped database {name}")
+    console.print(f"cleanup: {report.removed + len(dropped)} object(s) removed"
+                  + (f", [red]{len(report.errors)} error(s)[/red]" if report.errors else ""))
+    for err in report.errors:
+        console.print(f"  [red]{err}[/red]")
+    raise typer.Exit(1 if report.errors else 0)
+
+
+@app.command()
+def doctor(
+    image: Annotated[str, typer.Option("--image", help="Image to check (ours or a production one).")],
+    command: Annotated[str | None, typer.Option(
+        "--command", help="Hook command (shell form); default: the image's ENTRYPOINT + CMD.")] = None,
+    mode: Annotated[str, typer.Option("--mode", help="exec or stream")] = "exec",
+    harness: Annotated[str, typer.Option("--harness", help="claude-code, codex or openclaw")] = "claude-code",
+    env: Annotated[list[str], typer.Option("--env", help="KEY=VALUE passed to every call.")] = [],  # noqa: B006
+    timeout: Annotated[float, typer.Option("--timeout", help="Per-call timeout, seconds.")] = 10.0,
+    database_url: Annotated[str | None, typer.Option(
+        "--database-url", help="Brain database the hook may use (Unix socket or TCP).")] = None,
+    docker_host: Annotated[str | None, typer.Option("--docker-host", envvar="DOCKER_HOST")] = None,
+) -> None:
+    """Conformance self-check of an image against the hook contract; exit 1 on any failure."""
+    import anyio
+    from rich.console import Console
+    from rich.table import Table
+
+    from .docker.config import DockerConfig
+    from .docker.doctor import run_doctor
+
+    if mode not in ("exec", "stream"):
+        raise typer.BadParameter("--mode must be exec or stream")
+    if harness not in ("claude-code", "codex", "openclaw"):
+        raise typer.BadParameter("--harness must be claude-code, codex or openclaw")
+    call_env = _parse_env(env)
+    if database_url:
+        call_env.setdefault("BRAINBENCH_DATABASE_URL", database_url)
+    config = DockerConfig(docker_host=docker_host, database_url=database_url)
+    results = anyio.run(lambda: run_doctor(image, command=(command,) if command else (),
+                                           mode=mode, env=call_env, timeout_s=timeout,  # type: ignore[arg-type]
+                                           harness=harness, config=config))  # type: ignore[arg-type]
+    table = Table(title=f"brainbench doctor {image} ({mode}, {harness})")
+    table.add_column("check")
+    table.add_column("result")
+    table.add_column("detail", overflow="fold")
+    for r in results:
+        table.add_row(r.name, "[green]PASS[/green]" if r.passed else "[red]FAIL[/red]", r.detail)
+    console = Console()
+    console.print(table)
+    failed = [r for r in results if not r.passed]
+    console.print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+    raise typer.Exit(1 if failed else 0)
+
+
+def _repo_root() -> Path:
+    """The checkout holding harness_images/ (images are built from source)."""
+    candidates = [Path.cwd(), *Path.cwd().parents, Path(__file__).resolve().parents[3]]
+    for path in candidates:
+        if (path / "scripts" / "build-images").exists() and (path / "harness_images").is_dir():
+            return path
+    raise typer.BadParameter("run from a BrainBench checkout (needs scripts/build-images and harness_images/)")
+
+
+@images_app.command("build")
+def images_build(
+    offline: Annotated[bool, typer.Option("--offline", help="debootstrap base, host wheelhouse, no registry.")]
+    = False,
+    only: Annotated[str | None, typer.Option("--only", help="postgres,openclaw,claude-code,codex,brainbench")]
+    = None,
+    tag: Annotated[str, typer.Option("--tag")] = "latest",
+    rebuild_base: Annotated[bool, typer.Option("--rebuild-base")] = False,
+) -> None:
+    """Build the seam, orchestrator and Postgres images (scripts/build-images)."""
+    root = _repo_root()
+    argv = ["bash", str(root / "scripts" / "build-images"), "--tag", tag]
+    if offline:
+        argv.append("--offline")
+    if rebuild_base:
+        argv.append("--rebuild-base")
+    if only:
+        argv += ["--only", only]
+    env = dict(os.environ)
+    env.setdefault("PYTHON", sys.executable)
+    raise typer.Exit(subprocess.call(argv, env=env))
+
+
+def register(target: typer.Typer) -> None:
+    """Mount ``cleanup``, ``doctor`` and ``images build`` on the main ``brainbench`` app."""
+    target.command("cleanup")(cleanup)
+    target.command("doctor")(doctor)
+    target.add_typer(images_app, name="images")
+
+
+def main() -> None:  # pragma: no cover - `python -m brainbench.executors.docker_cli`
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
