@@ -118,11 +118,12 @@ class LlmConfig:
 
 
 class BudgetTracker:
-    """One spend cap for the whole run, shared by every extractor call (thread-safe).
+    """One spend cap for the whole run, shared by every extractor call and worker thread.
 
-    A call is refused *before* it is made when its worst case (prompt estimate
-    plus the full max_tokens reply) would cross the cap, so the cap is never
-    overspent; the actual usage is charged afterwards.
+    A call first reserves its worst case (prompt estimate plus a full max_tokens
+    reply) and is refused if that could cross the cap, so concurrent calls can
+    never overspend together; afterwards the reservation is settled at the
+    actual usage.
     """
 
     def __init__(self, limit_usd: float) -> None:
@@ -130,22 +131,27 @@ class BudgetTracker:
             raise ValueError("budget must be a positive number of USD")
         self.limit_usd = limit_usd
         self.spent_usd = 0.0
+        self.reserved_usd = 0.0
         self.calls = 0
         self._lock = threading.Lock()
 
     def reserve(self, worst_case_usd: float, what: str) -> None:
         with self._lock:
-            if self.spent_usd + worst_case_usd > self.limit_usd:
+            if self.spent_usd + self.reserved_usd + worst_case_usd > self.limit_usd:
                 raise BudgetExhaustedError(
                     f"LLM budget exhausted: spent ${self.spent_usd:.4f} of ${self.limit_usd:.4f} "
                     f"after {self.calls} calls; the next call ({what}) may cost up to ${worst_case_usd:.4f}. "
                     "Raise --budget-usd or run without --llm."
                 )
+            self.reserved_usd += worst_case_usd
 
-    def charge(self, usd: float) -> None:
+    def settle(self, reserved_usd: float, actual_usd: float | None) -> None:
+        """Release a reservation; ``actual_usd`` None means the call failed without usage to pay for."""
         with self._lock:
-            self.spent_usd += usd
-            self.calls += 1
+            self.reserved_usd = max(0.0, self.reserved_usd - reserved_usd)
+            if actual_usd is not None:
+                self.spent_usd += actual_usd
+                self.calls += 1
 
 
 SYSTEM_PROMPT = """You extract durable facts from a conversation between a user ("You") and an assistant.
@@ -165,14 +171,17 @@ def _retryable(exc: BaseException) -> bool:
     return isinstance(exc, urllib.error.URLError | ConnectionError | TimeoutError)
 
 
-def _parse_facts(content: str, source: str) -> list[ExtractedFact]:
+def _parse_facts(content: str, source: str) -> tuple[list[ExtractedFact], bool]:
+    """(facts, reply was well-formed).  Bad items are skipped, not fatal: a model slip costs recall only."""
     try:
         doc = json.loads(content)
     except json.JSONDecodeError:
-        return []
+        return [], False
     raw = doc.get("facts") if isinstance(doc, dict) else doc
+    if not isinstance(raw, list):
+        return [], False
     out = []
-    for item in raw if isinstance(raw, list) else []:
+    for item in raw:
         if not isinstance(item, dict) or not isinstance(item.get("fact"), str) or not item["fact"].strip():
             continue
         kind = item.get("kind") if item.get("kind") in FACT_KINDS else "fact"
@@ -185,16 +194,31 @@ def _parse_facts(content: str, source: str) -> list[ExtractedFact]:
                 source=source,
             )
         )
-    return out
+    return out, True
+
+
+def llm_configured() -> bool:
+    """True when --llm can run (gbrain: ``isAvailable('chat')``); checked before any fixture runs."""
+    try:
+        LlmConfig.from_env()
+    except LlmNotConfiguredError:
+        return False
+    return True
 
 
 class LlmExtractor:
-    """Chat-completions extractor in JSON mode; a malformed reply yields no facts (they count as lost)."""
+    """Chat-completions extractor in JSON mode; a malformed reply yields no facts (they count as lost).
+
+    One instance serves the whole run from several worker threads; the budget is
+    shared, while ``thread_spent_usd`` lets each fixture's receipt report its own cost.
+    """
 
     def __init__(self, config: LlmConfig, budget: BudgetTracker, *, attempts: int = 4, retry_wait_s: float = 1.0):
         self.config = config
         self.budget = budget
         self.malformed_replies = 0
+        self._local = threading.local()
+        self._lock = threading.Lock()
         self._retrying = Retrying(
             retry=retry_if_exception(_retryable),
             stop=stop_after_attempt(attempts),
@@ -202,9 +226,14 @@ class LlmExtractor:
             reraise=True,
         )
 
+    @classmethod
+    def from_env(cls, budget_usd: float) -> LlmExtractor:
+        """The run's extractor: endpoint from BRAINBENCH_LLM_* env vars, one budget of ``budget_usd``."""
+        return cls(LlmConfig.from_env(), BudgetTracker(budget_usd))
+
     @property
-    def spent_usd(self) -> float:
-        return self.budget.spent_usd
+    def thread_spent_usd(self) -> float:
+        return float(getattr(self._local, "spent", 0.0))
 
     def _post(self, body: bytes) -> dict[str, Any]:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -229,7 +258,20 @@ class LlmExtractor:
             {"role": "user", "content": segment_input.text},
         ]
         prompt_estimate = (len(SYSTEM_PROMPT) + len(segment_input.text)) // 4 + 16
-        self.budget.reserve(self.config.cost(prompt_estimate, self.config.max_tokens), segment_input.page_slug)
+        worst_case = self.config.cost(prompt_estimate, self.config.max_tokens)
+        self.budget.reserve(worst_case, segment_input.page_slug)
+        try:
+            facts, cost = self._call(segment_input, messages, prompt_estimate)
+        except BaseException:
+            self.budget.settle(worst_case, None)
+            raise
+        self.budget.settle(worst_case, cost)
+        self._local.spent = self.thread_spent_usd + cost
+        return facts
+
+    def _call(
+        self, segment_input: SegmentInput, messages: list[dict[str, str]], prompt_estimate: int
+    ) -> tuple[list[ExtractedFact], float]:
         body = json.dumps({
             "model": self.config.model,
             "messages": messages,
@@ -252,16 +294,9 @@ class LlmExtractor:
         # Without reported usage, charge our estimate so the cap still binds.
         prompt_tokens = int(usage.get("prompt_tokens") or prompt_estimate)
         completion_tokens = int(usage.get("completion_tokens") or (len(content) // 4 + 1))
-        self.budget.charge(self.config.cost(prompt_tokens, completion_tokens))
-        facts = _parse_facts(content, segment_input.source)
-        if not facts and content.strip() and not _looks_empty(content):
-            self.malformed_replies += 1
-        return facts
+        facts, well_formed = _parse_facts(content, segment_input.source)
+        if not well_formed:
+            with self._lock:
+                self.malformed_replies += 1
+        return facts, self.config.cost(prompt_tokens, completion_tokens)
 
-
-def _looks_empty(content: str) -> bool:
-    try:
-        doc = json.loads(content)
-    except json.JSONDecodeError:
-        return False
-    return doc == {"facts": []} or doc == []

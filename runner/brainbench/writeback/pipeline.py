@@ -157,7 +157,7 @@ def extract_conversation_facts(
     if page is None:
         raise WriteBackError(f"write-back: page {slug} not found in source {source_id}")
     title, body, content_hash = page
-    spent_before = float(getattr(extractor, "spent_usd", 0.0))
+    spent_before = float(getattr(extractor, "thread_spent_usd", 0.0))
     # Re-extraction restarts row_num at 0; stale rows would otherwise win the
     # (source_id, source_markdown_slug, row_num) conflict and silently keep old facts.
     conn.execute("DELETE FROM facts WHERE source_id = %s AND source_markdown_slug = %s", (source_id, slug))
@@ -175,7 +175,7 @@ def extract_conversation_facts(
         (source_id, now, TERMINAL_AUDIT_SOURCE,
          f"{TERMINAL_AUDIT_SOURCE}:{slug}:page-{content_hash}-{now.date().isoformat()}", row_num, slug),
     )
-    cost = float(getattr(extractor, "spent_usd", 0.0)) - spent_before
+    cost = float(getattr(extractor, "thread_spent_usd", 0.0)) - spent_before
     receipt = _write_receipt(conn, source_id, now, inserted, cost) if inserted else None
     return ExtractionRun(len(segments), inserted, receipt, cost)
 
