@@ -18,6 +18,8 @@ class SeamReplay:
     rows: list[TurnRow] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
     injected: set[str] = field(default_factory=set)
+    # turn_id → the exact injected text (None = silence); for inspection and conformance tests.
+    contexts: dict[int, str | None] = field(default_factory=dict)
 
 
 def cross_source(slugs: Sequence[str], slug_sources: Mapping[str, set[str]], active: str) -> list[str]:
@@ -52,6 +54,7 @@ async def replay_fixture(
             out.faults.append(Fault(fixture_id=fx.fixture_id, turn_id=turn.turn_id, harness=spec.harness,
                                     fault_class=result.graded.fault, detail=result.graded.detail))
         out.injected.update(result.slugs)
+        out.contexts[turn.turn_id] = result.context
         leaked = cross_source(result.slugs, slug_sources, fx.source)
         for suite in suites:
             out.rows.append(TurnRow(
