@@ -150,11 +150,12 @@ class Runner:
         return out
 
     def _write_back(self, conn: Any, item: LoadedFixture) -> Any:
+        from brainbench.writeback.extractors import BudgetExhaustedError, LlmError
         from brainbench.writeback.pipeline import run_write_back
 
         try:
             return run_write_back(conn, item, self._extractor(item))
-        except SeedError as exc:
+        except (SeedError, BudgetExhaustedError, LlmError) as exc:
             raise RunAborted(f"write-back failed for {item.fixture_id}: {exc}") from exc
 
     def _extractor(self, item: LoadedFixture) -> Any:
@@ -275,5 +276,11 @@ def run_benchmark(config: RunConfig, corpus: Corpus, progress: Progress | None =
     server = open_server(config.database_url)
     try:
         return anyio.run(runner.run, server)
+    except BaseExceptionGroup as group:
+        # Task-group failures arrive wrapped; surface the one that explains the abort.
+        aborted = group.subgroup(RunAborted)
+        if aborted is not None:
+            raise aborted.exceptions[0] from None
+        raise
     finally:
         server.close()
