@@ -4,8 +4,8 @@ Each scenario of issue 5 goes through ``brainbench gate`` (main's baseline from 
 ``main`` branch, the working tree's as committed baseline) exactly as CI runs it.
 The corpus is two of gbrain's hand-authored fixtures (kta-001, ms-001) replayed
 through the codex seam only, to keep every run short.  A "seam change" swaps the
-codex seam's command (``BRAINBENCH_SEAM_COMMAND_CODEX``, exec mode) for a wrapper
-that drops or adds one pointer.
+codex seam's command (``--seams`` file: ``[seams.codex] command = …, mode = "exec"``)
+for a wrapper that drops or adds one pointer.
 
 These tests need the lead's ``brainbench run``; they skip, with the reason, only
 while that command is missing from this checkout.
@@ -67,11 +67,11 @@ def _run_command_missing() -> str | None:
 
 
 def _seam_override_missing() -> str | None:
-    pkg = REPO_ROOT / "runner" / "brainbench"
-    for path in pkg.rglob("*.py"):
-        if "gate" not in path.parts and "BRAINBENCH_SEAM_COMMAND_" in path.read_text(encoding="utf-8"):
-            return None
-    return "the runner does not support BRAINBENCH_SEAM_COMMAND_<SEAM> yet"
+    env = dict(os.environ, COLUMNS="300")
+    proc = subprocess.run([*BRAINBENCH, "run", "--help"], capture_output=True, text=True, check=False, env=env)
+    if "--seams" not in proc.stdout + proc.stderr:
+        return "`brainbench run` cannot replace a seam's command (--seams) yet"
+    return None
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +91,7 @@ def seam_override() -> None:
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BRAINBENCH_SEAM_COMMAND_")}
+    env = dict(os.environ)
     env.pop("CI", None)  # our own CI sets CI=true; the gate refuses --allow-regression under it
     env.pop("BRAINBENCH_MAIN_REF", None)
     env.update(extra)
@@ -111,9 +111,9 @@ def _bench(repo: Path, *args: str, env: dict[str, str] | None = None) -> subproc
                           check=False)
 
 
-def _update_baseline(repo: Path, *extra: str, env: dict[str, str] | None = None) -> None:
+def _update_baseline(repo: Path, *extra: str) -> None:
     proc = _bench(repo, "run", *_corpus_args(repo), "--update-baseline", str(repo / "baselines" / "main.json"),
-                  "--committed-baseline", str(repo / "no-such-baseline.json"), *extra, env=env)
+                  "--committed-baseline", str(repo / "no-such-baseline.json"), *extra)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -126,10 +126,14 @@ def _gate(repo: Path, *extra: str, env: dict[str, str] | None = None) -> subproc
     )
 
 
-def _hook(tmp: Path, mode: str) -> str:
-    path = tmp / f"hook-{mode}.py"
-    path.write_text(f"MODE = {mode!r}\n" + HOOK)
-    return f"{sys.executable} {path}"
+def _hook(tmp: Path, mode: str) -> list[str]:
+    """``--seams`` arguments that put a wrapper hook behind the codex seam."""
+    hook = tmp / f"hook-{mode}.py"
+    hook.write_text(f"MODE = {mode!r}\n" + HOOK)
+    seams = tmp / f"seams-{mode}.toml"
+    seams.write_text(f"[seams.codex]\ncommand = [{json.dumps(sys.executable)}, {json.dumps(str(hook))}]\n"
+                     'mode = "exec"\n')
+    return ["--seams", str(seams)]
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +189,7 @@ def test_unchanged_passes(repo: Path) -> None:
 
 
 def test_seam_change_losing_one_gold_item_fails_naming_it(repo: Path, tmp_path: Path, seam_override: None) -> None:
-    proc = _gate(repo, env=_env(BRAINBENCH_SEAM_COMMAND_CODEX=_hook(tmp_path, "drop")))
+    proc = _gate(repo, *_hook(tmp_path, "drop"))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "## Gate: REGRESSION (same-hash)" in proc.stdout
     assert "1 newly-failed gold item(s)" in proc.stdout
@@ -234,10 +238,10 @@ def test_config_mismatch_is_inconclusive(repo: Path) -> None:
 
 def test_isolation_violation_fails_even_with_matching_baseline(repo: Path, tmp_path: Path,
                                                               seam_override: None) -> None:
-    env = _env(BRAINBENCH_SEAM_COMMAND_CODEX=_hook(tmp_path, "leak"))
-    _update_baseline(repo, env=env)
+    leak = _hook(tmp_path, "leak")
+    _update_baseline(repo, *leak)
     _git(repo, "commit", "-qam", "baseline recorded with the leak")
-    proc = _gate(repo, env=env)
+    proc = _gate(repo, *leak)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "source_isolation_violations" in proc.stdout and "data-leak invariant" in proc.stdout
 
@@ -249,8 +253,7 @@ def test_allow_regression_refused_under_ci(repo: Path) -> None:
 
 
 def test_allow_regression_allowed_locally(repo: Path, tmp_path: Path, seam_override: None) -> None:
-    env = _env(BRAINBENCH_SEAM_COMMAND_CODEX=_hook(tmp_path, "drop"))
-    proc = _gate(repo, "--allow-regression", "e2e test bless", env=env)
+    proc = _gate(repo, "--allow-regression", "e2e test bless", *_hook(tmp_path, "drop"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "regression allowed: e2e test bless" in proc.stdout
 
