@@ -86,10 +86,10 @@ def test_kta_pos_variants() -> None:
 
 
 def test_kta_pos_template_coverage_over_seeds() -> None:
-    texts = [f.fixture["turns"][0]["text"] for seed in (42, 1, 2, 3) for f in generate_corpus(seed).fixtures
-             if f.category == "kta-pos"]
-    assert any(t.startswith("remind me what") for t in texts)
-    assert any(t.startswith("Did ") and "ever follow up" in t for t in texts)
+    for seed in (42, 1, 2, 3):
+        texts = [f.fixture["turns"][0]["text"] for f in generate_corpus(seed).fixtures if f.category == "kta-pos"]
+        assert any(t.startswith("remind me what") for t in texts)
+        assert any(t.startswith("Did ") and "ever follow up" in t for t in texts)
 
 
 def test_push_turn_names_four_seeded_entities() -> None:

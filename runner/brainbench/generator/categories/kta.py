@@ -27,12 +27,15 @@ def generate_pos(ctx: Ctx, n: int) -> list[GenFixture]:
             b.seed(slug, content)
         fields = {"person": person.name, "company": company.name, "first": person.first,
                   "first_lc": person.alias, "last": person.last}
+        templates = (T.KTA_V0, T.KTA_V1, T.KTA_V2, T.KTA_V3, T.KTA_V4)[variant]
+        # The first round uses each variant's canonical template (e.g. "remind me what …",
+        # "Did X ever follow up …") so every corpus contains them; later rounds draw.
+        text = templates[0] if i <= len(KTA_VARIANTS) else r.choice(templates)
         if variant == 0:
-            text, gold = r.choice(T.KTA_V0), retrieve([person.slug, company.slug])
+            gold = retrieve([person.slug, company.slug])
         elif variant == 1:
-            text, gold = r.choice(T.KTA_V1), retrieve([company.slug])
+            gold = retrieve([company.slug])
         else:
-            text = r.choice((T.KTA_V2, T.KTA_V3, T.KTA_V4)[variant - 2])
             gold = retrieve([person.slug], [company.slug])
         b.user(text.format(**fields), gold=gold)
         b.assistant(r.choice(T.KTA_ASSISTANT))
