@@ -27,7 +27,7 @@ def test_gate_section_layout() -> None:
         "| openclaw/push | gold_failed | 9 | 10 | 1 newly-failed gold item(s) |",
     ]
     text = render_gate_section(outcome)
-    assert text.startswith("\n## Gate: REGRESSION") and text.endswith("|\n")
+    assert text.startswith("## Gate: REGRESSION") and text.endswith("|\n")
     assert render_gate_section(outcome) == text  # deterministic
 
 

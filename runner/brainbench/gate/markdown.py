@@ -65,8 +65,8 @@ def gate_section_lines(outcome: CompareOutcome) -> list[str]:
 
 
 def render_gate_section(outcome: CompareOutcome) -> str:
-    """The gate section as text, starting with a blank line and ending with one."""
-    return "\n" + "\n".join(gate_section_lines(outcome)) + "\n"
+    """The gate section as text (newline-terminated); the scoreboard puts the blank line before it."""
+    return "\n".join(gate_section_lines(outcome)) + "\n"
 
 
 # --- the PR delta --------------------------------------------------------------------
@@ -172,7 +172,7 @@ def render_delta(main: RunResult | Baseline | None, head: RunResult) -> str:
 
     if outcome is not None:
         if outcome.notes:
-            lines += ["", *(f"- {note}" for note in outcome.notes)]
+            lines += ["", "**Gate notes**", *(f"- {note}" for note in outcome.notes)]
         if outcome.breaches:
             lines += ["", "| cell | metric | main | current | detail |", "|---|---|---|---|---|"]
             lines += [
