@@ -7,6 +7,8 @@ line; every diagnostic goes to stderr.
 
 from __future__ import annotations
 
+import os
+import shlex
 import sys
 import tomllib
 from dataclasses import dataclass, field
@@ -88,6 +90,12 @@ def _seam_overrides(req: RunRequest) -> dict[str, SeamOverride]:
         if not sep or name not in DEFAULT_HARNESSES or not image:
             raise UsageError(f"--image {item!r}: expected SEAM=IMAGE with SEAM one of {', '.join(DEFAULT_HARNESSES)}")
         raw.setdefault(name, {})["image"] = image
+    for name in DEFAULT_HARNESSES:
+        # BRAINBENCH_SEAM_COMMAND_<SEAM>: swap the program behind a seam without a config file
+        # (tests use it to put a deliberately worse or broken hook behind one seam).
+        command = os.environ.get(f"BRAINBENCH_SEAM_COMMAND_{name.replace('-', '_').upper()}")
+        if command:
+            raw.setdefault(name, {}).update({"command": shlex.split(command), "mode": "exec"})
     out = {}
     for name, body in raw.items():
         try:
