@@ -135,6 +135,7 @@ def run(
     image: Annotated[list[str] | None, typer.Option(help="SEAM=IMAGE: run a production image behind a seam.")] = None,
     seams: Annotated[Path | None, typer.Option(help="seams.toml: per-seam image/command/mode/env/timeout.")] = None,
     ledger: Annotated[Path | None, typer.Option(help="Append a run line here (default: next to --out).")] = None,
+    resume: Annotated[Path | None, typer.Option(help="Continue an interrupted run from its --out file.")] = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Replay the corpus through the seams, grade it, print the scoreboard (and gate it)."""
@@ -146,7 +147,7 @@ def run(
         committed_baseline=committed_baseline, update_baseline=update_baseline_to, justification=justification,
         allow_regression=allow_regression, llm=llm, budget_usd=budget_usd, seed=seed, jobs=jobs,
         executor=executor, mode=mode, timeout=timeout, database_url=database_url, images=image or [],
-        seams_file=seams, ledger=ledger, quiet=quiet, cmd_args=sys.argv[2:],
+        seams_file=seams, ledger=ledger, resume=resume, quiet=quiet, cmd_args=sys.argv[2:],
     ))
     raise typer.Exit(code)
 
@@ -180,3 +181,6 @@ def main() -> None:
     except KeyboardInterrupt:
         _err("interrupted")
         raise SystemExit(130) from None
+
+if __name__ == "__main__":
+    main()

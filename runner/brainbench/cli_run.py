@@ -50,6 +50,7 @@ class RunRequest:
     images: list[str] = field(default_factory=list)
     seams_file: Path | None = None
     ledger: Path | None = None
+    resume: Path | None = None
     quiet: bool = False
     cmd_args: list[str] = field(default_factory=list)
 
@@ -177,12 +178,22 @@ def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type:
         _err("filters matched zero fixtures — refusing a vacuous pass")
         return EXIT_ERROR
     total = len(runner_plan.regular) + len(runner_plan.pairs)
+    previous = None
+    if req.resume is not None:
+        try:
+            previous = resumable(req.resume, config, corpus.fixtures_hash)
+        except UsageError as exc:
+            _err(f"brainbench run: {exc}")
+            return EXIT_ERROR
     try:
         with progress_reporter(total, enabled=not req.quiet and sys.stderr.isatty()) as advance:
-            result = run_benchmark(config, corpus, advance)
+            result = run_benchmark(config, corpus, advance, resume=previous)
     except (RunAborted, ServerError) as exc:
         _err(f"run failed: {exc}")
         return EXIT_ERROR
+    run_info = result.meta.run
+    if run_info is not None and not run_info.complete:
+        return _report_interrupted(result, req)
     if not result.cells and not result.seed_failures:
         _err("filters matched zero fixtures — refusing a vacuous pass")
         return EXIT_ERROR
@@ -225,4 +236,48 @@ def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type:
         else:
             sys.stdout.write(render_markdown(result, gate))
     sys.stdout.flush()
+    return code
+
+
+def resumable(path: Path, config: RunConfig, fixtures_hash: str):  # type: ignore[no-untyped-def]
+    """The interrupted result at ``path``, if it was produced by this corpus and config."""
+    from brainbench.models.result import RunResult
+
+    try:
+        previous = RunResult.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValidationError) as exc:
+        raise UsageError(f"--resume {path}: not a readable result file ({str(exc).splitlines()[0]})") from exc
+    run = previous.meta.run
+    if run is None or run.complete:
+        raise UsageError(f"--resume {path}: that run completed; nothing to resume")
+    mismatches = []
+    if previous.receipt.fixtures_hash != fixtures_hash:
+        mismatches.append("fixtures_hash")
+    if previous.receipt.include_holdout != config.include_holdout:
+        mismatches.append("include_holdout")
+    if previous.receipt.llm != config.llm:
+        mismatches.append("llm")
+    if run.harnesses != list(config.harnesses):
+        mismatches.append("harnesses")
+    if run.suites != list(config.suites):
+        mismatches.append("suites")
+    if mismatches:
+        raise UsageError(f"--resume {path}: refusing, the run differs in {', '.join(mismatches)}")
+    return previous
+
+
+def _report_interrupted(result, req: RunRequest) -> int:  # type: ignore[no-untyped-def]
+    from brainbench.report.files import atomic_write, result_pretty
+    from brainbench.report.scoreboard import render_markdown
+
+    run = result.meta.run
+    code = 130 if run.interrupted_by == "SIGINT" else 143
+    if req.out is not None:
+        atomic_write(req.out, result_pretty(result))
+        _err(f"interrupted by {run.interrupted_by}: partial result ({len(run.completed_fixtures)} fixtures) "
+             f"written to {req.out}; continue with --resume {req.out}")
+    else:
+        _err(f"interrupted by {run.interrupted_by}; nothing written (no --out)")
+    if not req.json_out:
+        sys.stdout.write(render_markdown(result))
     return code

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from typing import Protocol
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -75,7 +76,7 @@ class EmbeddedPostgres:
         self._started = False
         try:
             self._start()
-        except Exception:
+        except BaseException:  # an interrupt during initdb must not leave a server behind either
             self.close()
             raise
 
@@ -114,9 +115,9 @@ class EmbeddedPostgres:
             shutil.chown(self.root, self._user, self._user)
         self._run([self._bin("initdb"), "-D", str(self.data), "--auth=trust", "--encoding=utf8",
                    "--no-sync", "-U", "postgres"])
+        self._started = True  # from here on, close() must try to stop a postmaster
         self._run([self._bin("pg_ctl"), "-D", str(self.data), "-w", "-l", str(self.root / "server.log"),
                    "-o", f"-h '' -k {self.socket_dir} {_FAST_SETTINGS}", "start"])
-        self._started = True
 
     @property
     def admin_url(self) -> str:
@@ -130,7 +131,11 @@ class EmbeddedPostgres:
             with contextlib.suppress(ServerError, subprocess.TimeoutExpired):
                 self._run([self._bin("pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"], timeout=30)
             self._started = False
-        shutil.rmtree(self.root, ignore_errors=True)
+        for _ in range(3):  # a just-stopped server may still be unlinking its files
+            shutil.rmtree(self.root, ignore_errors=True)
+            if not self.root.exists():
+                break
+            time.sleep(0.2)
 
 
 def sweep_embedded(parent: Path | None = None) -> list[Path]:

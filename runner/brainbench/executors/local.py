@@ -54,21 +54,27 @@ class _ExecSeam(SeamProcess):
         except OSError as exc:
             return HookOutcome(None, b"", b"", False, 0.0, infra_error=f"cannot start seam: {exc}")
         out, err = bytearray(), bytearray()
-        timed_out = False
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_drain, proc.stdout, out)
-            tg.start_soon(_drain, proc.stderr, err)
-            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, BrokenPipeError):
-                assert proc.stdin is not None
-                await proc.stdin.send(call.payload)
-            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, BrokenPipeError):
-                assert proc.stdin is not None
-                await proc.stdin.aclose()
-            with anyio.move_on_after(call.timeout_s) as scope:
+        # The deadline covers writing stdin (a hook that never reads it would block a large payload
+        # forever) and reading stdout/stderr to EOF: like Claude Code and Codex, the call is over
+        # only when the pipes close, so a grandchild that escaped the group with our stdout is a
+        # timeout, not a hang of the runner.
+        with anyio.move_on_after(call.timeout_s) as scope:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_drain, proc.stdout, out)
+                tg.start_soon(_drain, proc.stderr, err)
+                with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, BrokenPipeError):
+                    assert proc.stdin is not None
+                    await proc.stdin.send(call.payload)
+                with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, BrokenPipeError):
+                    assert proc.stdin is not None
+                    await proc.stdin.aclose()
                 await proc.wait()
-            timed_out = scope.cancelled_caught
-            _kill_group(proc.pid)
+                # The hook is done; whatever is left in its group is a leak holding our pipes open.
+                _kill_group(proc.pid)
+        timed_out = scope.cancelled_caught
+        _kill_group(proc.pid)
         await proc.wait()
+        await proc.aclose()
         elapsed = (time.perf_counter() - started) * 1000
         if timed_out:  # like Claude Code: a timed-out hook's output is discarded
             return HookOutcome(None, b"", b"", True, elapsed)

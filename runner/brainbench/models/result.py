@@ -98,11 +98,16 @@ class RunInfo(_Model):
     run_id: str
     executor: str
     jobs: int
+    harnesses: list[str] = Field(default_factory=list)
+    suites: list[str] = Field(default_factory=list)
     started_at: str
     finished_at: str | None = None
     complete: bool = True
     interrupted_by: str | None = None
     completed_fixtures: list[str] = Field(default_factory=list)
+    # Only in an incomplete result: per-fixture scores that cells aggregate away,
+    # so ``--resume`` can rebuild the finished part exactly.
+    resume_state: dict[str, dict[str, Any]] | None = None
     seams: list[SeamInfo] = Field(default_factory=list)
     fault_counts: dict[str, int] = Field(default_factory=dict)
     extraction: dict[str, float | int] | None = None

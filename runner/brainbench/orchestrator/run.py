@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import signal
 import subprocess
 import tempfile
 import uuid
@@ -107,6 +108,7 @@ class Runner:
         self.outcomes: dict[str, FixtureOutcome] = {}
         self.started_at = datetime.now(UTC)
         self.seams: dict[str, ActiveSeam] = {}
+        self.interrupted_by: str | None = None
 
     # --- per fixture ----------------------------------------------------------------
 
@@ -146,7 +148,8 @@ class Runner:
             finally:
                 conn.close()
         finally:
-            await anyio.to_thread.run_sync(dbs.drop, name)
+            with anyio.CancelScope(shield=True):  # an interrupted fixture still drops its brain
+                await anyio.to_thread.run_sync(dbs.drop, name)
         return out
 
     def _write_back(self, conn: Any, item: LoadedFixture) -> Any:
@@ -191,12 +194,13 @@ class Runner:
             finally:
                 conn.close()
         finally:
-            await anyio.to_thread.run_sync(dbs.drop, name)
+            with anyio.CancelScope(shield=True):  # an interrupted fixture still drops its brain
+                await anyio.to_thread.run_sync(dbs.drop, name)
         return out
 
     # --- whole run ----------------------------------------------------------------------
 
-    async def run(self, server: PostgresServer) -> RunResult:
+    async def _run(self, server: PostgresServer) -> None:
         dbs = BrainDatabases(server, self.run_id)
         executor = make_executor(self.config)
         workroot = Path(tempfile.mkdtemp(prefix=f"brainbench-run-{self.run_id}-"))
@@ -217,9 +221,11 @@ class Runner:
 
             async with anyio.create_task_group() as tg:
                 for item in self.plan.regular:
-                    tg.start_soon(one, item.fixture_id, lambda i=item: self._regular(i, dbs, workroot))
+                    if item.fixture_id not in self.outcomes:
+                        tg.start_soon(one, item.fixture_id, lambda i=item: self._regular(i, dbs, workroot))
                 for pair in self.plan.pairs:
-                    tg.start_soon(one, f"pair:{pair.pair_id}", lambda p=pair: self._pair(p, dbs, workroot))
+                    if f"pair:{pair.pair_id}" not in self.outcomes:
+                        tg.start_soon(one, f"pair:{pair.pair_id}", lambda p=pair: self._pair(p, dbs, workroot))
         finally:
             with anyio.CancelScope(shield=True):
                 for seam in self.seams.values():
@@ -229,7 +235,59 @@ class Runner:
                     await executor.close()
                 await anyio.to_thread.run_sync(dbs.close)
                 shutil.rmtree(workroot, ignore_errors=True)
+
+    async def run(self, server: PostgresServer) -> RunResult:
+        async with anyio.create_task_group() as outer:
+            # The watcher is up before any brain or seam exists, so every interruption
+            # goes through the same cleanup path.
+            outer.start_soon(self._watch_signals, outer.cancel_scope)
+            try:
+                await self._run(server)
+            finally:
+                outer.cancel_scope.cancel()
+        if self.interrupted_by is not None:
+            return self.result(complete=False, interrupted_by=self.interrupted_by)
         return self.result()
+
+
+    async def _watch_signals(self, scope: anyio.CancelScope) -> None:
+        # SIGINT/SIGTERM stop the replay; the finally-block of run() still stops
+        # seams and drops databases, and the caller writes a partial result.
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for signum in signals:
+                self.interrupted_by = signal.Signals(signum).name
+                scope.cancel()
+                return
+
+    def _resume_state(self) -> dict[str, dict[str, Any]]:
+        state: dict[str, dict[str, Any]] = {}
+        for key, o in self.outcomes.items():
+            state[key] = {
+                "write_back": o.write_back.model_dump(mode="json") if o.write_back is not None else None,
+                "continuity": {h: c.model_dump(mode="json") for h, c in o.continuity.items()},
+                "seed_failure": o.seed_failure.model_dump(mode="json") if o.seed_failure else None,
+            }
+        return state
+
+    def resume_from(self, previous: RunResult) -> None:
+        """Adopt the finished fixtures of an interrupted run of the same corpus and config."""
+        from brainbench.models.writeback import ContinuityScore, WriteBackScore
+
+        run = previous.meta.run
+        state = (run.resume_state or {}) if run else {}
+        readers = {f"pair:{p.pair_id}": p.reader.fixture_id for p in self.plan.pairs}
+        for key in run.completed_fixtures if run else []:
+            if key not in state:
+                continue
+            fid = readers.get(key, key)
+            saved = state[key]
+            self.outcomes[key] = FixtureOutcome(
+                rows=[r for r in previous.turn_rows if r.fixture_id == fid],
+                faults=[f for f in previous.meta.faults if f.fixture_id == fid],
+                write_back=WriteBackScore.model_validate(saved["write_back"]) if saved.get("write_back") else None,
+                continuity={h: ContinuityScore.model_validate(c) for h, c in (saved.get("continuity") or {}).items()},
+                seed_failure=SeedFailure.model_validate(saved["seed_failure"]) if saved.get("seed_failure") else None,
+            )
 
     def ordered_keys(self) -> list[str]:
         return [i.fixture_id for i in self.plan.regular] + [f"pair:{p.pair_id}" for p in self.plan.pairs]
@@ -244,11 +302,13 @@ class Runner:
             fault_counts[f.fault_class] = fault_counts.get(f.fault_class, 0) + 1
         meta_run = RunInfo(
             run_id=self.run_id, executor=self.config.executor, jobs=self.config.jobs,
+            harnesses=list(self.config.harnesses), suites=list(self.config.suites),
             started_at=self.started_at.isoformat().replace("+00:00", "Z"),
             finished_at=datetime.now(UTC).isoformat().replace("+00:00", "Z"),
             complete=complete, interrupted_by=interrupted_by,
             completed_fixtures=[k for k in self.ordered_keys() if k in self.outcomes],
             seams=[s.info for s in self.seams.values()], fault_counts=fault_counts,
+            resume_state=None if complete else self._resume_state(),
         )
         receipt = Receipt(
             fixtures_hash=self.corpus.fixtures_hash, harness_sha=git_sha(),
@@ -265,22 +325,40 @@ class Runner:
         })
 
 
+def _terminate(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
 def _score_continuity(conn: Any, reader: LoadedFixture, injected: set[str]) -> Any:
     from brainbench.writeback.continuity import score_continuity
 
     return score_continuity(conn, reader, injected)
 
 
-def run_benchmark(config: RunConfig, corpus: Corpus, progress: Progress | None = None) -> RunResult:
+def run_benchmark(config: RunConfig, corpus: Corpus, progress: Progress | None = None,
+                  resume: RunResult | None = None) -> RunResult:
     runner = Runner(config, corpus, progress)
-    server = open_server(config.database_url)
+    if resume is not None:
+        runner.resume_from(resume)
+    # Until the run's own signal watcher is up, SIGTERM must unwind like SIGINT
+    # (its default action would kill us with the server still running).
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        server = open_server(config.database_url)
+    except KeyboardInterrupt as exc:
+        return runner.result(complete=False, interrupted_by=str(exc) or "SIGINT")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     try:
         return anyio.run(runner.run, server)
     except BaseExceptionGroup as group:
         # Task-group failures arrive wrapped; surface the one that explains the abort.
         aborted = group.subgroup(RunAborted)
-        if aborted is not None:
-            raise aborted.exceptions[0] from None
+        while aborted is not None:
+            first = aborted.exceptions[0]
+            if not isinstance(first, BaseExceptionGroup):
+                raise first from None
+            aborted = first
         raise
     finally:
         server.close()

@@ -23,6 +23,8 @@ MAX_OUTPUT_CHARS = 10_000
 CODEX_KEYS = {"continue", "stopReason", "suppressOutput", "systemMessage", "decision", "reason",
               "hookSpecificOutput"}
 CODEX_HSO_KEYS = {"hookEventName", "additionalContext"}
+# The image contract's EX_TEMPFAIL: the brain is unreachable (an infra fault, not a miss).
+BACKEND_UNAVAILABLE = 75
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,7 @@ async def run_doctor(image: str, *, command: Sequence[str] = (), mode: Literal["
     results: list[CheckResult] = []
     executor = DockerExecutor(config, run_id=f"bb-doctor-{uuid.uuid4().hex[:8]}")
     env = dict(env or {})
+    has_db = bool(env.get("BRAINBENCH_DATABASE_URL"))
     try:
         try:
             proc = await executor.start(SeamLaunch(seam=harness, command=tuple(command), mode=mode,
@@ -98,6 +101,8 @@ async def run_doctor(image: str, *, command: Sequence[str] = (), mode: Literal["
                 problems.append(f"infra error: {o.infra_error}")
             if o.timed_out:
                 problems.append(f"timed out after {timeout_s:g}s")
+            elif o.exit_code == BACKEND_UNAVAILABLE and not has_db:
+                pass  # no brain was given: "backend unavailable" is the contract's honest answer
             elif o.exit_code != 0:
                 problems.append(f"exit {o.exit_code} (fail-open means exit 0"
                                 + ("; 2 blocks the user's prompt" if o.exit_code == 2 else "") + ")")
@@ -122,8 +127,9 @@ async def run_doctor(image: str, *, command: Sequence[str] = (), mode: Literal["
                                    + (f"; over: {too_big}" if too_big else "")))
         codes = {n: o.exit_code for n, o in outcomes.items()}
         blocks = [n for n, c in codes.items() if c == 2]
+        allowed = {0} if has_db else {0, BACKEND_UNAVAILABLE}
         results.append(CheckResult("exit codes (never 2/block, all 0)",
-                                   not blocks and all(c == 0 for c in codes.values()),
+                                   not blocks and all(c in allowed for c in codes.values()),
                                    ", ".join(f"{n}={c}" for n, c in codes.items())))
 
         # Timeout enforcement needs /bin/sh + `timeout` in the image: a hook and its child

@@ -584,7 +584,9 @@ def _grant_other_access(path: str) -> None:
             st = os.stat(current)
         except OSError:
             return
-        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid():
+        # Root may fix another user's dir (the embedded Postgres runs as its own user and
+        # keeps its socket dir 0700); only search (o+x) is added there, never write.
+        if stat.S_ISDIR(st.st_mode) and (st.st_uid == os.getuid() or os.getuid() == 0):
             want = stat.S_IXOTH | (stat.S_IROTH if first else 0)
             if st.st_mode & want != want:
                 with contextlib.suppress(OSError):
