@@ -6,7 +6,7 @@ express (sealed gold, ts requirements, pairing) live in ``brainbench.corpus.rule
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -32,26 +32,32 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+# An optional key may be absent but never null (as in gbrain's validator and
+# schemas): the field's type stays non-null and only the default is None, which
+# pydantic does not validate.  Read such fields as "X or None".
+ABSENT: Any = None
+
+
 class SeedPage(_Strict):
     slug: NonEmptyStr
     content: NonEmptyStr
-    source_id: str | None = None
+    source_id: str = ABSENT
 
 
 class SeedFact(_Strict):
     fact: NonEmptyStr
     entity_slug: str | None = None
-    source: str | None = None
+    source: str = ABSENT
     source_session: str | None = None
-    source_id: str | None = None
+    source_id: str = ABSENT
 
 
 class Turn(_Strict):
     turn_id: TurnId
     role: Role
     text: NonEmptyStr
-    ts: str | None = Field(
-        default=None,
+    ts: str = Field(
+        default=ABSENT,
         description="Required on every turn of write-back fixtures and continuity writers.",
         json_schema_extra={"format": "date-time"},
     )
@@ -75,14 +81,14 @@ class Fixture(_Strict):
     schema_version: Literal[1]
     fixture_id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]
     suites: Annotated[list[Suite], Field(min_length=1)]
-    category: str | None = None
-    holdout: bool | None = Field(default=None, description="Excluded from the gate unless --include-holdout.")
-    sources: list[str] | None = None
-    active_source: str | None = None
-    seed_pages: list[SeedPage] | None = None
-    seed_facts: list[SeedFact] | None = None
+    category: str = ABSENT
+    holdout: bool = Field(default=ABSENT, description="Excluded from the gate unless --include-holdout.")
+    sources: list[str] = ABSENT
+    active_source: str = ABSENT
+    seed_pages: list[SeedPage] = ABSENT
+    seed_facts: list[SeedFact] = ABSENT
     turns: Annotated[list[Turn], Field(min_length=1)]
-    continuity: ContinuityRole | None = None
+    continuity: ContinuityRole = ABSENT
 
     @property
     def source(self) -> str:
@@ -98,14 +104,14 @@ class GoldFact(_Strict):
     fact: NonEmptyStr
     entity_slug: str | None
     match_keywords: Annotated[list[str], Field(min_length=1)]
-    kind: FactKind | None = None
+    kind: FactKind = ABSENT
 
 
 class TurnGold(_Strict):
     should_retrieve: bool
-    gold_slugs: list[str] | None = None
-    acceptable_slugs: list[str] | None = None
-    gold_facts: list[GoldFact] | None = None
+    gold_slugs: list[str] = ABSENT
+    acceptable_slugs: list[str] = ABSENT
+    gold_facts: list[GoldFact] = ABSENT
 
 
 class Decision(_Strict):
@@ -131,7 +137,7 @@ class Gold(_Strict):
 
     fixture_id: str
     turns: dict[str, TurnGold]
-    continuity: GoldContinuity | None = None
+    continuity: GoldContinuity = ABSENT
 
 
 class PublicTurn(_Strict):
