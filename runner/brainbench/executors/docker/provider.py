@@ -17,6 +17,7 @@ import shlex
 import signal
 import socket
 import stat
+import sys
 import threading
 import time
 import uuid
@@ -319,8 +320,19 @@ class DockerSeamProcess(SeamProcess):
         self.image_digest = digests[0].split("@", 1)[-1] if digests else image.id
         cfg = image.attrs.get("Config") or {}
         self.image_user = cfg.get("User")
-        self.hook_cmd = hook_command(self.launch.command or [*(cfg.get("Entrypoint") or []),
-                                                             *(cfg.get("Cmd") or [])])
+        image_cmd = [*(cfg.get("Entrypoint") or []), *(cfg.get("Cmd") or [])]
+        labels = cfg.get("Labels") or {}
+        command = list(self.launch.command)
+        if command and command[0] == sys.executable:
+            if labels.get("io.brainbench.kind") != "contract" and "brainbench.seams." in " ".join(command):
+                # A production image behind a seam: our adapter's command means nothing
+                # there; the image's own ENTRYPOINT/CMD is its hook.
+                command = image_cmd + (["--stream"] if "--stream" in command else [])
+            else:
+                # The runner's interpreter is a host path; our images put their venv's
+                # python first on PATH.
+                command[0] = "python"
+        self.hook_cmd = hook_command(command or image_cmd)
         if not self.hook_cmd:
             raise DockerInfraError(f"{self.image_ref}: no hook command (SeamLaunch.command is empty and "
                                    "the image has no ENTRYPOINT/CMD)")
@@ -410,6 +422,14 @@ class DockerSeamProcess(SeamProcess):
 
     # -- calls -------------------------------------------------------------------------------
     async def call(self, call: HookCall) -> HookOutcome:
+        outcome = await self._call(call)
+        if outcome.infra_error or outcome.exit_code not in (0, None) or outcome.timed_out:
+            log.debug("docker: %s call: exit=%s timed_out=%s infra=%s stderr=%s", self.seam,
+                      outcome.exit_code, outcome.timed_out, outcome.infra_error,
+                      outcome.stderr[-2000:].decode("utf-8", "replace"))
+        return outcome
+
+    async def _call(self, call: HookCall) -> HookOutcome:
         if self.mode == "stream":
             obj = _json_object(call.payload)
             if obj is not None:
@@ -546,9 +566,13 @@ class DockerSeamProcess(SeamProcess):
         elapsed_ms = (time.perf_counter() - start) * 1000
         if raw is None:
             self._kill_stream(slot, session)
+            log.debug("docker: %s stream process died: %s", self.seam, b"".join(session.stderr_tail)[-2000:])
             return HookOutcome(1, b"", b"stream process died", False, elapsed_ms), None
         try:
             doc = json.loads(raw)
+            if doc.get("exit_code") not in (0, None):
+                log.debug("docker: %s stream exit %s: %s", self.seam, doc.get("exit_code"),
+                          str(doc.get("stderr", ""))[-2000:])
             if doc.get("id") != request_id:
                 raise ValueError(f"answer id {doc.get('id')} for request {request_id}")
             return HookOutcome(int(doc["exit_code"]), str(doc.get("stdout", "")).encode(),
