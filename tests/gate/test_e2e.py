@@ -26,7 +26,9 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 SHARED_CORPUS = REPO_ROOT.parent / "shared" / "reference" / "corpus"
 CORPUS_IDS = ("kta-001-deal-recall", "ms-001-two-source-alias")
 LOST_ITEM = "kta-001-deal-recall#4"  # "…intro email to Charlie Example…"
-RUN_FLAGS = ("--harness", "codex", "--suite", "know-to-ask", "--jobs", "1")
+# A generous hook timeout: the wrapper hooks start two interpreters per call, and a
+# timed-out hook is a fault (exit 2) that would mask the verdict under a loaded machine.
+RUN_FLAGS = ("--harness", "codex", "--suite", "know-to-ask", "--jobs", "1", "--timeout", "120")
 BRAINBENCH = [sys.executable, "-c", "import sys; from brainbench.cli import main; sys.exit(main())"]
 
 pytestmark = pytest.mark.timeout(900)
