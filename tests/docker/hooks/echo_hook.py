@@ -4,7 +4,8 @@
 Directives in the prompt drive behaviour: ``sleep:N`` (print partial output, then
 sleep), ``spawn:N`` (a child process sleeps too), ``exit:K`` (exit code K with a
 stderr message), ``big:N`` (N chars of context), ``socket`` (talk to the Unix socket
-named by BRAINBENCH_DATABASE_URL's host=).  Otherwise it echoes what it saw.
+named by BRAINBENCH_DATABASE_URL's host=), ``tcp`` (connect to its TCP host),
+``egress`` (try the outside world).  Otherwise it echoes what it saw.
 """
 
 import hashlib
@@ -46,6 +47,16 @@ def handle(raw: bytes, env: dict, out: io.TextIOBase, err: io.TextIOBase) -> int
             s.connect(os.path.join(sock_dir, ".s.PGSQL.5432"))
             s.sendall(b"ping")
             context = s.recv(100).decode()
+    elif prompt == "tcp":
+        url = urlsplit(env.get("BRAINBENCH_DATABASE_URL", ""))
+        with socket.create_connection((url.hostname, url.port or 5432), timeout=3):
+            context = f"connected to {url.hostname}"
+    elif prompt == "egress":
+        try:
+            socket.create_connection(("1.1.1.1", 53), timeout=1).close()
+            context = "egress possible"
+        except OSError as exc:
+            context = f"no egress: {exc.__class__.__name__}"
     if context is None:
         context = json.dumps({
             "prompt": prompt,

@@ -106,6 +106,7 @@ class DockerExecutor(Executor):
     async def start(self, launch: SeamLaunch) -> SeamProcess:
         if launch.run_id and not self._prepared:
             self.run_id = launch.run_id
+        self._install_signal_handler()
         await anyio.to_thread.run_sync(self._prepare, launch)
         process = DockerSeamProcess(self, launch)
         self._processes.append(process)
@@ -201,8 +202,12 @@ class DockerExecutor(Executor):
             return
         atexit.register(self._teardown)
         self._atexit_registered = True
+
+    @staticmethod
+    def _install_signal_handler() -> None:
         # SIGTERM's default action skips atexit and finally blocks; turn it into the
-        # same unwinding as Ctrl-C, but only if nobody else handles SIGTERM.
+        # same unwinding as Ctrl-C, but only if nobody else handles SIGTERM.  Must run
+        # on the main thread (start() does, before any worker thread).
         if threading.current_thread() is threading.main_thread():
             with contextlib.suppress(ValueError):
                 if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:

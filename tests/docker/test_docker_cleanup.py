@@ -1,0 +1,160 @@
+"""Crash cleanup, the TCP run network, doctor and the CLI, against a real engine."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from typing import Any
+
+import anyio
+import pytest
+from brainbench.executors.base import HookCall, SeamLaunch
+from brainbench.executors.docker import DockerConfig, DockerExecutor
+from brainbench.executors.docker.doctor import run_doctor
+from brainbench.executors.docker_cli import app as docker_app
+from typer.testing import CliRunner
+
+RUNNER = textwrap.dedent("""
+    import sys, anyio
+    from brainbench.executors.base import SeamLaunch
+    from brainbench.executors.docker import DockerExecutor
+
+    async def main():
+        ex = DockerExecutor(run_id=sys.argv[1])
+        try:
+            for seam in ("openclaw", "codex"):
+                await ex.start(SeamLaunch(seam=seam, command=(), mode="stream", image=sys.argv[2]))
+            print("ready", flush=True)
+            await anyio.sleep(120)
+        finally:
+            await ex.close()
+
+    anyio.run(main)
+""")
+
+
+def _spawn_runner(run_id: str, image: str) -> subprocess.Popen[str]:
+    proc = subprocess.Popen([sys.executable, "-c", RUNNER, run_id, image], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line.strip() == "ready", (line, proc.stderr.read() if proc.stderr else "")
+    return proc
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_signal_leaves_nothing_behind(hook_image: str, run_id: str, labelled_objects: Any,
+                                      sig: signal.Signals) -> None:
+    proc = _spawn_runner(run_id, hook_image)
+    assert len(labelled_objects(run_id)[0]) == 2
+    proc.send_signal(sig)
+    proc.wait(timeout=30)
+    containers, networks = labelled_objects(run_id)
+    assert containers == [] and networks == []
+
+
+def test_sigkill_leftovers_removed_by_cleanup_and_by_next_sweep(hook_image: str, run_id: str,
+                                                                labelled_objects: Any) -> None:
+    proc = _spawn_runner(run_id, hook_image)
+    proc.kill()  # no handler runs: the leftovers are real
+    proc.wait(timeout=10)
+    assert len(labelled_objects(run_id)[0]) == 2
+
+    # The next run's start-of-run sweep removes a dead run's objects ...
+    other = f"bbtest-{uuid.uuid4().hex[:10]}"
+
+    async def next_run() -> None:
+        ex = DockerExecutor(run_id=other)
+        try:
+            await ex.start(SeamLaunch(seam="openclaw", command=(), mode="exec", image=hook_image))
+            assert labelled_objects(run_id)[0] == []
+            assert len(labelled_objects(other)[0]) == 1
+        finally:
+            await ex.close()
+
+    anyio.run(next_run)
+
+    # ... and `brainbench cleanup --run-id` does it on demand.
+    proc = _spawn_runner(run_id, hook_image)
+    proc.kill()
+    proc.wait(timeout=10)
+    result = CliRunner().invoke(docker_app, ["cleanup", "--run-id", run_id])
+    assert result.exit_code == 0, result.output
+    assert "removed container" in result.output
+    assert labelled_objects(run_id) == ([], [])
+
+
+def test_tcp_database_reached_over_internal_run_network(hook_image: str, run_id: str, docker_client: Any,
+                                                         labelled_objects: Any) -> None:
+    # Stands in for compose: a Postgres container the runner reaches by name.
+    try:
+        docker_client.images.get("brainbench/postgres:latest")
+    except Exception:
+        pytest.skip("brainbench/postgres:latest not built (scripts/build-images --offline)")
+    name = f"{run_id}-pg"
+    pg = docker_client.containers.run("brainbench/postgres:latest", name=name, detach=True,
+                                      environment={"POSTGRES_HOST_AUTH_METHOD": "trust"},
+                                      labels={"brainbench.managed": "1", "brainbench.run_id": run_id + "-pg"})
+    try:
+        url = f"postgresql://postgres@{name}:5432/postgres"
+
+        async def body() -> tuple[Any, Any, dict[str, Any]]:
+            ex = DockerExecutor(DockerConfig(database_url=url, postgres_container=name), run_id=run_id)
+            try:
+                proc = await ex.start(SeamLaunch(seam="codex", command=(), mode="exec", image=hook_image))
+                deadline = time.monotonic() + 60
+                while True:  # wait for initdb in the Postgres container
+                    o = await proc.call(HookCall(json.dumps({"prompt": "tcp"}).encode(),
+                                                 {"BRAINBENCH_DATABASE_URL": url}, 10))
+                    if o.exit_code == 0 or time.monotonic() > deadline:
+                        break
+                    await anyio.sleep(1)
+                egress = await proc.call(HookCall(json.dumps({"prompt": "egress"}).encode(), {}, 10))
+                net = docker_client.networks.get(ex.network_name)
+                return o, egress, net.attrs
+            finally:
+                await ex.close()
+
+        o, egress, net = anyio.run(body)
+        assert o.exit_code == 0, o
+        assert json.loads(o.stdout)["hookSpecificOutput"]["additionalContext"] == f"connected to {name}"
+        assert "no egress" in json.loads(egress.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert net["Internal"] is True
+        assert net["Labels"]["brainbench.run_id"] == run_id
+        assert labelled_objects(run_id) == ([], [])  # network gone, Postgres detached
+        pg.reload()
+        assert pg.status == "running"
+    finally:
+        pg.remove(force=True, v=True)
+
+
+def test_doctor_passes_contract_image_and_fails_a_bad_one(production_image: str, hook_image: str) -> None:
+    good = anyio.run(lambda: run_doctor(production_image, harness="codex"))
+    assert all(r.passed for r in good), [r for r in good if not r.passed]
+    # The echo stand-in repeats the 1 MiB prompt back: over the 10,000-char cap.
+    bad = anyio.run(lambda: run_doctor(hook_image))
+    failed = {r.name for r in bad if not r.passed}
+    assert "oversize prompt (1 MiB)" in failed and "output size ≤ 10,000 chars" in failed
+    assert "timeout kills hook and children, output discarded" not in failed
+
+
+def test_doctor_cli_exit_codes(production_image: str) -> None:
+    ok = CliRunner().invoke(docker_app, ["doctor", "--image", production_image])
+    assert ok.exit_code == 0, ok.output
+    assert "PASS" in ok.output and "FAIL" not in ok.output
+    missing = CliRunner().invoke(docker_app, ["doctor", "--image", "brainbench-test/does-not-exist:1"])
+    assert missing.exit_code == 1
+
+
+def test_cli_import_is_lazy() -> None:
+    code = ("import sys, brainbench.executors.docker_cli, brainbench.executors.docker; "
+            "print('docker' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ})
+    assert out.stdout.strip() == "False"
