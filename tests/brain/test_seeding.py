@@ -90,3 +90,16 @@ def test_run_databases_are_dropped_on_close(pg_server: object) -> None:
     assert any(label["brainbench.run_id"] == "closetest" for _, label in list_brainbench_databases(pg_server))
     dbs.close()
     assert not any(label["brainbench.run_id"] == "closetest" for _, label in list_brainbench_databases(pg_server))
+
+
+def test_leased_brains_are_distinct_while_held_and_empty_when_reused(brain_dbs: BrainDatabases) -> None:
+    with brain_dbs.lease() as (name_a, url_a), brain_dbs.lease() as (name_b, _):
+        assert name_a != name_b
+        with connect(url_a) as a:
+            seed_fixture(a, _fixture(people__sentinel_zed="---\ntitle: Sentinel Zed\ntype: person\n---\nbody\n"))
+            a.execute("INSERT INTO sources (id, name) VALUES ('teambrain', 'x')")
+    with brain_dbs.lease() as (name_c, url_c):
+        assert name_c in (name_a, name_b)
+        with connect(url_c) as c:
+            assert c.execute("SELECT count(*) FROM pages").fetchone() == (0,)
+            assert c.execute("SELECT array_agg(id) FROM sources").fetchone() == (["default"],)

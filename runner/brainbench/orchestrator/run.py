@@ -12,7 +12,7 @@ import signal
 import subprocess
 import tempfile
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -127,30 +127,38 @@ class Runner:
         return replays
 
     async def _regular(self, item: LoadedFixture, dbs: BrainDatabases, workroot: Path) -> FixtureOutcome:
+        async with self._brain(dbs) as url:
+            return await self._regular_in(item, url, workroot / item.fixture_id)
+
+    async def _regular_in(self, item: LoadedFixture, url: str, workdir: Path) -> FixtureOutcome:
         out = FixtureOutcome()
-        name, url = await anyio.to_thread.run_sync(dbs.create)
-        workdir = workroot / item.fixture_id
+        conn = await anyio.to_thread.run_sync(store.connect, url)
         try:
-            conn = await anyio.to_thread.run_sync(store.connect, url)
             try:
-                try:
-                    report = await anyio.to_thread.run_sync(seed_fixture, conn, item.fixture)
-                except SeedError as exc:
-                    out.seed_failure = SeedFailure(fixture_id=item.fixture_id, error=str(exc))
-                    return out
-                suites = retrieval_suites(item, self.config)
-                if suites:
-                    for replay in await self._replay_all(item, suites, url, workdir, report.slug_sources):
-                        out.rows += replay.rows
-                        out.faults += replay.faults
-                if wants_write_back(item, self.config):
-                    out.write_back = await anyio.to_thread.run_sync(self._write_back, conn, item)
-            finally:
-                conn.close()
+                report = await anyio.to_thread.run_sync(seed_fixture, conn, item.fixture)
+            except SeedError as exc:
+                out.seed_failure = SeedFailure(fixture_id=item.fixture_id, error=str(exc))
+                return out
+            suites = retrieval_suites(item, self.config)
+            if suites:
+                for replay in await self._replay_all(item, suites, url, workdir, report.slug_sources):
+                    out.rows += replay.rows
+                    out.faults += replay.faults
+            if wants_write_back(item, self.config):
+                out.write_back = await anyio.to_thread.run_sync(self._write_back, conn, item)
         finally:
-            with anyio.CancelScope(shield=True):  # an interrupted fixture still drops its brain
-                await anyio.to_thread.run_sync(dbs.drop, name)
+            conn.close()
         return out
+
+    @contextlib.asynccontextmanager
+    async def _brain(self, dbs: BrainDatabases) -> AsyncIterator[str]:
+        lease = dbs.lease()
+        _, url = await anyio.to_thread.run_sync(lease.__enter__)
+        try:
+            yield url
+        finally:
+            with anyio.CancelScope(shield=True):  # an interrupted fixture still empties its brain
+                await anyio.to_thread.run_sync(lease.__exit__, None, None, None)
 
     def _write_back(self, conn: Any, item: LoadedFixture) -> Any:
         from brainbench.writeback.extractors import BudgetExhaustedError, LlmError
@@ -169,33 +177,31 @@ class Runner:
         return extractors.GoldExtractor(item)
 
     async def _pair(self, pair: ContinuityPair, dbs: BrainDatabases, workroot: Path) -> FixtureOutcome:
+        async with self._brain(dbs) as url:
+            return await self._pair_in(pair, url, workroot / f"pair-{pair.pair_id}")
+
+    async def _pair_in(self, pair: ContinuityPair, url: str, workdir: Path) -> FixtureOutcome:
         out = FixtureOutcome()
-        name, url = await anyio.to_thread.run_sync(dbs.create)
-        workdir = workroot / f"pair-{pair.pair_id}"
+        conn = await anyio.to_thread.run_sync(store.connect, url)
         try:
-            conn = await anyio.to_thread.run_sync(store.connect, url)
             try:
-                try:
-                    writer = await anyio.to_thread.run_sync(seed_fixture, conn, pair.writer.fixture)
-                    reader = await anyio.to_thread.run_sync(seed_fixture, conn, pair.reader.fixture)
-                except SeedError as exc:
-                    out.seed_failure = SeedFailure(fixture_id=pair.pair_id, error=str(exc))
-                    return out
-                slug_sources = SeedReport.merge(writer, reader).slug_sources
-                score = await anyio.to_thread.run_sync(self._write_back, conn, pair.writer)
-                if "write-back" in pair.writer.fixture.suites and "write-back" in self.config.suites:
-                    out.write_back = score
-                for harness, replay in zip(self.seams, await self._replay_all(
-                        pair.reader, ["continuity"], url, workdir, slug_sources), strict=True):
-                    out.rows += replay.rows
-                    out.faults += replay.faults
-                    out.continuity[harness] = await anyio.to_thread.run_sync(
-                        _score_continuity, conn, pair.reader, replay.injected)
-            finally:
-                conn.close()
+                writer = await anyio.to_thread.run_sync(seed_fixture, conn, pair.writer.fixture)
+                reader = await anyio.to_thread.run_sync(seed_fixture, conn, pair.reader.fixture)
+            except SeedError as exc:
+                out.seed_failure = SeedFailure(fixture_id=pair.pair_id, error=str(exc))
+                return out
+            slug_sources = SeedReport.merge(writer, reader).slug_sources
+            score = await anyio.to_thread.run_sync(self._write_back, conn, pair.writer)
+            if "write-back" in pair.writer.fixture.suites and "write-back" in self.config.suites:
+                out.write_back = score
+            replays = await self._replay_all(pair.reader, ["continuity"], url, workdir, slug_sources)
+            for harness, replay in zip(self.seams, replays, strict=True):
+                out.rows += replay.rows
+                out.faults += replay.faults
+                out.continuity[harness] = await anyio.to_thread.run_sync(
+                    _score_continuity, conn, pair.reader, replay.injected)
         finally:
-            with anyio.CancelScope(shield=True):  # an interrupted fixture still drops its brain
-                await anyio.to_thread.run_sync(dbs.drop, name)
+            conn.close()
         return out
 
     # --- whole run ----------------------------------------------------------------------

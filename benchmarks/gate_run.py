@@ -1,0 +1,38 @@
+"""Time the full gate run: wall time, replayed turns per second, peak RSS.
+
+Usage: .venv/bin/python benchmarks/gate_run.py [brainbench run args...]
+(e.g. --executor docker, --mode exec, --jobs 1). Runs `brainbench run` as a
+subprocess on the committed corpus and reads the result file it writes.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def main(args: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "result.json"
+        t0 = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "brainbench.cli", "run", "--quiet", "--out", str(out), *args],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
+        wall = time.perf_counter() - t0
+        if proc.returncode != 0:
+            sys.exit(f"brainbench run exited {proc.returncode}: {proc.stderr[-2000:]}")
+        doc = json.loads(out.read_text())
+    calls = len({(r["fixture_id"], r["turn_id"], r["harness"]) for r in doc["turn_rows"]})
+    # Peak RSS of the largest child (runner, seams): ru_maxrss is in KiB on Linux.
+    rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"args: {' '.join(args) or '(defaults)'}")
+    print(f"wall {wall:.2f} s · {calls} replayed (seam × user turn) calls · {calls / wall:.1f} turns/s · "
+          f"peak RSS {rss_mb:.0f} MB · {len(doc['cells'])} cells")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
