@@ -1,83 +1,202 @@
-"""JSON exactly as JavaScript's ``JSON.stringify`` writes it.
+"""JavaScript-compatible numbers and JSON text.
 
-gbrain hashes pages and serializes baselines with ``JSON.stringify``; byte
-equality with its files needs JS number formatting (``1`` not ``1.0``,
-``1e-7`` not ``1e-07``) and its escaping, which ``json.dumps`` does not give.
+gbrain writes every persisted document with ``JSON.stringify(obj, null, 2)`` and
+rounds metrics with ``Math.round``.  Byte equality of baselines is part of the gate
+(a committed baseline must serialize *identically* to a fresh run), so Python's
+defaults are not good enough: ``json.dumps`` prints ``1.0`` where JS prints ``1``,
+and ``round`` rounds half to even where JS rounds half toward +infinity.
 """
 
 from __future__ import annotations
 
-import json
 import math
-from decimal import Decimal
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+__all__ = [
+    "js_json_dumps",
+    "js_math_round",
+    "js_number",
+    "js_sort_key",
+    "js_sorted",
+    "round4",
+    "stringify",
+]
+
+_ARRAY_INDEX_MAX = 2**32 - 2
+
+
+def js_math_round(x: float) -> float:
+    """``Math.round``: the nearest integer, ties toward +infinity.
+
+    Computed as floor plus a comparison of the exact fractional part rather than
+    ``floor(x + 0.5)``: the addition itself rounds for values such as
+    0.49999999999999994, where JS (per ECMAScript) returns 0, not 1.
+    """
+    if not math.isfinite(x):
+        return x
+    lower = math.floor(x)
+    # x - floor(x) is exact for every double, so the tie test is exact too.
+    result = float(lower + 1) if x - lower >= 0.5 else float(lower)
+    # Math.round keeps the sign of zero for inputs in [-0.5, 0): String(-0) is "0",
+    # so only the arithmetic matters, but keep the float type stable.
+    return result
+
+
+def round4(x: float) -> float:
+    """gbrain's ``round4``: ``Math.round(x * 10000) / 10000`` on the float product."""
+    return js_math_round(float(x) * 10000) / 10000
+
+
+def _shortest_digits(x: float) -> tuple[str, int]:
+    """Digits and decimal exponent of the shortest round-trip repr of ``x > 0``.
+
+    Returns ``(digits, n)`` with value ``0.<digits> * 10**n`` -- the ``k``/``n`` of
+    ECMAScript's Number::toString.  Python's ``repr`` already yields the shortest
+    digit string that round-trips, the same digits JS picks.
+    """
+    text = repr(x)
+    mantissa, _, exp = text.partition("e")
+    exponent = int(exp) if exp else 0
+    int_part, _, frac_part = mantissa.partition(".")
+    digits = int_part + frac_part
+    point = len(int_part) + exponent
+    stripped = digits.lstrip("0")
+    point -= len(digits) - len(stripped)
+    digits = stripped.rstrip("0") or "0"
+    return digits, point
 
 
 def js_number(value: float | int) -> str:
-    """Format a number like JS ``Number.prototype.toString`` (ECMA-262 Number::toString)."""
+    """``String(value)`` for a JS number (ints are treated as doubles, as JS does)."""
     if isinstance(value, bool):
         raise TypeError("booleans are not numbers here")
-    if isinstance(value, int):
-        value = float(value) if abs(value) >= 2**53 else value
-        if isinstance(value, int):
-            return str(value)
-    if math.isnan(value) or math.isinf(value):
-        return "null"  # what JSON.stringify writes for NaN/Infinity
-    if value == 0:
-        return "0"
-    sign = "-" if value < 0 else ""
-    # repr gives the shortest round-trip digits; re-lay them out by JS rules.
-    digits_tuple = Decimal(repr(abs(value))).as_tuple()
-    digits = "".join(map(str, digits_tuple.digits)).rstrip("0") or "0"
-    exponent = digits_tuple.exponent + len(digits_tuple.digits)  # position of the decimal point
+    x = float(value)
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "0"  # includes -0, which JS prints as "0"
+    sign = "-" if x < 0 else ""
+    digits, n = _shortest_digits(abs(x))
     k = len(digits)
-    n = int(exponent)
     if k <= n <= 21:
-        return sign + digits + "0" * (n - k)
-    if 0 < n <= 21:
-        return sign + digits[:n] + "." + digits[n:]
-    if -6 < n <= 0:
-        return sign + "0." + "0" * (-n) + digits
-    exp = n - 1
-    mantissa = digits[0] + ("." + digits[1:] if k > 1 else "")
-    return f"{sign}{mantissa}e{'+' if exp >= 0 else '-'}{abs(exp)}"
+        body = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        body = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        body = "0." + "0" * (-n) + digits
+    else:
+        e = n - 1
+        exp = ("+" if e >= 0 else "-") + str(abs(e))
+        body = digits + "e" + exp if k == 1 else digits[0] + "." + digits[1:] + "e" + exp
+    return sign + body
 
 
-def _string(value: str) -> str:
-    # json.dumps without ASCII escaping matches JSON.stringify for well-formed text.
-    return json.dumps(value, ensure_ascii=False)
+def js_sort_key(s: str) -> bytes:
+    """Sort key equal to JS's default string order (UTF-16 code units).
+
+    Big-endian UTF-16 bytes compare lexicographically exactly like the code-unit
+    sequence; code-point order differs only for astral characters.
+    """
+    return s.encode("utf-16-be", "surrogatepass")
 
 
-def stringify(value: Any, indent: int | None = None) -> str:
-    """``JSON.stringify(value, null, indent)``; dict key order is preserved."""
-    return _encode(value, indent, 0)
+def js_sorted(items: Sequence[str]) -> list[str]:
+    """``[...items].sort()`` -- stable, UTF-16 order, duplicates kept."""
+    return sorted(items, key=js_sort_key)
 
 
-def _encode(value: Any, indent: int | None, depth: int) -> str:
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, int | float):
-        return js_number(value)
-    if isinstance(value, str):
-        return _string(value)
-    if isinstance(value, dict):
-        items = [(_string(str(k)), _encode(v, indent, depth + 1)) for k, v in value.items()]
-        if not items:
-            return "{}"
-        if indent is None:
-            return "{" + ",".join(f"{k}:{v}" for k, v in items) + "}"
-        pad, inner = " " * (indent * depth), " " * (indent * (depth + 1))
-        return "{\n" + ",\n".join(f"{inner}{k}: {v}" for k, v in items) + "\n" + pad + "}"
-    if isinstance(value, list | tuple):
-        parts = [_encode(v, indent, depth + 1) for v in value]
-        if not parts:
-            return "[]"
-        if indent is None:
-            return "[" + ",".join(parts) + "]"
-        pad, inner = " " * (indent * depth), " " * (indent * (depth + 1))
-        return "[\n" + ",\n".join(inner + p for p in parts) + "\n" + pad + "]"
-    raise TypeError(f"cannot serialize {type(value).__name__}")
+def _quote(s: str) -> str:
+    # JSON.stringify escapes only '"', '\\' and C0 controls (short forms where JSON
+    # has them) plus lone surrogates; everything else -- non-ASCII, DEL, U+2028 --
+    # is emitted raw.
+    out = ['"']
+    for ch in s:
+        code = ord(ch)
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif code < 0x20:
+            out.append(_SHORT_ESCAPES.get(ch) or f"\\u{code:04x}")
+        elif 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+_SHORT_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _is_array_index(key: str) -> bool:
+    return key.isdigit() and key.isascii() and str(int(key)) == key and int(key) <= _ARRAY_INDEX_MAX
+
+
+def _js_key_order(keys: list[str]) -> list[str]:
+    """Property order of a JS object: array-index keys ascending, then insertion order."""
+    index_keys = sorted((k for k in keys if _is_array_index(k)), key=int)
+    return index_keys + [k for k in keys if not _is_array_index(k)]
+
+
+def js_json_dumps(
+    obj: Any,
+    indent: int | None = 2,
+    *,
+    js_key_order: bool = True,
+    default: Callable[[Any], Any] | None = None,
+) -> str:
+    """Emulate ``JSON.stringify(obj, null, indent)`` byte for byte.
+
+    ``indent=None`` gives the compact single-line form (``JSON.stringify(obj)``).
+    Non-finite numbers become ``null`` as in JS.  With ``js_key_order`` (the
+    default) integer-like keys come first in ascending order, because that is the
+    order a JS object enumerates them in regardless of insertion order.
+    ``default`` converts otherwise unsupported values (like ``json.dumps``).
+    """
+    gap = " " * indent if indent else ""
+
+    def enc(value: Any, current: str) -> str:
+        if value is None or value is True or value is False:
+            return "null" if value is None else ("true" if value else "false")
+        if isinstance(value, str):
+            return _quote(value)
+        if isinstance(value, int | float):
+            if isinstance(value, float) and not math.isfinite(value):
+                return "null"
+            return js_number(value)
+        if isinstance(value, Mapping):
+            keys = [str(k) for k in value]
+            if len(set(keys)) != len(keys):
+                raise ValueError("mapping has keys that collide as strings")
+            lookup = {str(k): v for k, v in value.items()}
+            order = _js_key_order(keys) if js_key_order else keys
+            if not order:
+                return "{}"
+            inner = current + gap
+            colon = ": " if gap else ":"
+            parts = [_quote(k) + colon + enc(lookup[k], inner) for k in order]
+            return _join("{", "}", parts, current, inner)
+        if isinstance(value, list | tuple):
+            if not value:
+                return "[]"
+            inner = current + gap
+            return _join("[", "]", [enc(v, inner) for v in value], current, inner)
+        if default is not None:
+            return enc(default(value), current)
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+    def _join(open_: str, close: str, parts: list[str], current: str, inner: str) -> str:
+        if not gap:
+            return open_ + ",".join(parts) + close
+        return open_ + "\n" + inner + (",\n" + inner).join(parts) + "\n" + current + close
+
+    return enc(obj, "")
+
+
+def stringify(obj: Any, indent: int | None = None) -> str:
+    """``JSON.stringify(obj)`` (compact) or ``JSON.stringify(obj, null, indent)``."""
+    return js_json_dumps(obj, indent)

@@ -6,7 +6,7 @@ import json
 import math
 
 import pytest
-from brainbench.gate.numbers import js_json_dumps, js_math_round, js_number, js_sorted, round4
+from brainbench.jsjson import js_json_dumps, js_math_round, js_number, js_sorted, round4
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from brainbench.gate.numbers import js_json_dumps, js_sort_key, js_sorted, round4
+from brainbench.jsjson import js_json_dumps, js_sort_key, js_sorted, round4
 from brainbench.models.baseline import Baseline, BaselineConfig, CellCounts
 
 if TYPE_CHECKING:

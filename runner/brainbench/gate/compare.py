@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Literal
 
 from brainbench.gate.baseline import serialize_baseline
-from brainbench.gate.numbers import js_number, round4
+from brainbench.jsjson import js_number, round4
 from brainbench.models.result import Breach, CompareOutcome, Verdict
 
 if TYPE_CHECKING:

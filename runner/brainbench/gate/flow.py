@@ -21,7 +21,7 @@ from brainbench.gate.baseline import (
     write_baseline,
 )
 from brainbench.gate.compare import compare_baselines, exit_code_for, failed_items
-from brainbench.gate.numbers import js_json_dumps
+from brainbench.jsjson import js_json_dumps
 
 if TYPE_CHECKING:
     from brainbench.models.result import CompareOutcome, RunResult

@@ -11,7 +11,7 @@ import math
 from typing import TYPE_CHECKING
 
 from brainbench.gate.compare import GATED_METRICS, failed_items, newly_failed_items
-from brainbench.gate.numbers import js_number, round4
+from brainbench.jsjson import js_number, round4
 from brainbench.models.baseline import Baseline
 
 if TYPE_CHECKING:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from brainbench.jsjson import round4
 from brainbench.metrics.retrieval import avg_injected_tokens, isolation_violations, score_know_to_ask, score_push
-from brainbench.metrics.rounding import round4
 from brainbench.models.config import RunConfig
 from brainbench.models.result import Cell, TurnRow
 
