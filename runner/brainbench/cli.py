@@ -42,17 +42,6 @@ def _load(fixtures: Path, gold: Path):  # type: ignore[no-untyped-def]
         raise typer.Exit(EXIT_ERROR) from None
 
 
-def _csv(value: str, allowed: tuple[str, ...], flag: str) -> list[str]:
-    if value.strip() == "all":
-        return list(allowed)
-    items = [v.strip() for v in value.split(",") if v.strip()]
-    unknown = [v for v in items if v not in allowed]
-    if unknown or not items:
-        raise typer.BadParameter(f"unknown value(s) {', '.join(unknown) or '(none)'}; choose from "
-                                 f"{', '.join(allowed)} or all", param_hint=flag)
-    return items
-
-
 @app.command()
 def validate(
     fixtures: Annotated[Path, typer.Option(help="Fixture directory (*.fixture.json).")] = DEFAULT_FIXTURES,
