@@ -67,26 +67,32 @@ def _list(directory: Path, suffix: str, problems: list[Problem]) -> list[Path]:
     return sorted((p for p in directory.iterdir() if p.name.endswith(suffix)), key=lambda p: p.name)
 
 
+# "Unreadable, already reported": distinct from a document that is JSON ``null``.
+_UNREADABLE: Any = object()
+
+
 def _read_json(path: Path, problems: list[Problem]) -> Any:
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
             problems.append(Problem(str(path), "$", f"file is {size} bytes; the limit is {MAX_FILE_BYTES}"))
-            return None
+            return _UNREADABLE
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         problems.append(Problem(str(path), "$", f"not valid UTF-8 (byte {exc.start})"))
-        return None
+        return _UNREADABLE
     except OSError as exc:
         problems.append(Problem(str(path), "$", f"cannot read file: {exc.strerror}"))
-        return None
+        return _UNREADABLE
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         problems.append(Problem(str(path), "$", f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"))
+    except ValueError as exc:  # e.g. an integer literal longer than Python's int parsing limit
+        problems.append(Problem(str(path), "$", f"invalid JSON: {exc}"))
     except RecursionError:
         problems.append(Problem(str(path), "$", "invalid JSON: nesting too deep"))
-    return None
+    return _UNREADABLE
 
 
 def _rule_of(error: dict[str, Any]) -> str:
@@ -139,7 +145,7 @@ def load_corpus(fixtures_dir: Path, gold_dir: Path) -> Corpus:
     gold_raw: dict[str, tuple[Path, Any]] = {}
     for path in gold_files:
         raw = _read_json(path, problems)
-        if raw is None:
+        if raw is _UNREADABLE:
             continue
         if not isinstance(raw, dict) or not isinstance(raw.get("fixture_id"), str):
             problems.append(Problem(str(path), "$.fixture_id", "gold must be an object with a string fixture_id"))
@@ -158,7 +164,7 @@ def load_corpus(fixtures_dir: Path, gold_dir: Path) -> Corpus:
     joined: set[str] = set()
     for path in fixture_files:
         raw = _read_json(path, problems)
-        if raw is None:
+        if raw is _UNREADABLE:
             continue
         fixture, found = _validate_fixture(path, raw)
         problems += found

@@ -24,6 +24,7 @@ from brainbench.executors.base import Executor, HookCall, HookOutcome, SeamLaunc
 # Enough to see that a hook broke the 10,000-character cap, without letting a
 # runaway hook fill the runner's memory.
 MAX_CAPTURE = 1024 * 1024
+WARM_UP_TIMEOUT_S = 60.0
 
 
 def _kill_group(pid: int) -> None:
@@ -154,6 +155,18 @@ class _StreamSeam(SeamProcess):
         self.idle: list[_StreamWorker] = list(self.workers)
         self.available = anyio.Semaphore(len(self.workers))
 
+    async def warm(self) -> None:
+        """Start every worker and wait until it answers, so interpreter start-up and
+        imports are never charged to a graded turn's timeout."""
+        ping = HookCall(b"{}", {}, WARM_UP_TIMEOUT_S)
+
+        async def one(worker: _StreamWorker) -> None:
+            await worker.call(ping, {})
+
+        async with anyio.create_task_group() as tg:
+            for worker in self.workers:
+                tg.start_soon(one, worker)
+
     async def call(self, call: HookCall) -> HookOutcome:
         async with self.available:
             worker = self.idle.pop()
@@ -179,4 +192,6 @@ class LocalExecutor(Executor):
     async def start(self, launch: SeamLaunch) -> SeamProcess:
         if launch.mode == "exec":
             return _ExecSeam(launch)
-        return _StreamSeam(launch, self.pool_size)
+        seam = _StreamSeam(launch, self.pool_size)
+        await seam.warm()
+        return seam
