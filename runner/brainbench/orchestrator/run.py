@@ -21,7 +21,7 @@ from typing import Any
 import anyio
 
 from brainbench.brain import store
-from brainbench.brain.databases import BrainDatabases
+from brainbench.brain.databases import BrainDatabases, sweep_databases
 from brainbench.brain.seeding import SeedError, SeedReport, seed_fixture
 from brainbench.brain.server import PostgresServer, open_server
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
@@ -216,6 +216,8 @@ class Runner:
 
             self.llm_extractor = extractors.LlmExtractor.from_env(self.config.budget_usd)
         try:
+            # Leftover databases of runs that died on this host (SIGKILL, power loss).
+            await anyio.to_thread.run_sync(sweep_databases, server)
             await anyio.to_thread.run_sync(dbs.prepare)
             self.seams = await _start_seams(self.config, executor, workroot, self.run_id)
             limiter = anyio.CapacityLimiter(self.config.jobs)
