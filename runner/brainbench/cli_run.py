@@ -215,9 +215,9 @@ def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type:
         code = max(code, EXIT_ERROR)
     if req.out is not None:
         atomic_write(req.out, result_pretty(result))
-    ledger = req.ledger or ((req.out.parent / "brainbench-ledger.jsonl") if req.out else None)
-    if ledger is not None:
-        append_ledger(ledger, result, code)
+    # Every run leaves one line: next to --out, else under ./.brainbench/ (gbrain keeps .gbrain-evals/).
+    ledger = req.ledger or (req.out.parent if req.out else Path(".brainbench")) / "brainbench-ledger.jsonl"
+    append_ledger(ledger, result, code)
     for message in report.messages:
         _err(message)
     if req.json_out:
