@@ -69,6 +69,9 @@ class EmbeddedPostgres:
 
     def __init__(self, parent: Path | None = None) -> None:
         self.root = Path(tempfile.mkdtemp(prefix=EMBEDDED_PREFIX, dir=parent))
+        # Traversable (not listable) by others: a non-root hook user, e.g. inside a
+        # container with this directory bind-mounted, must reach the socket in it.
+        self.root.chmod(0o711)
         self.data = self.root / "data"
         self.socket_dir = self.root
         (self.root / "runner.pid").write_text(str(os.getpid()))

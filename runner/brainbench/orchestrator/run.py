@@ -86,7 +86,12 @@ async def _start_seams(config: RunConfig, executor: Executor, workdir: Path, run
         override = config.seams.get(harness)
         mode = (override.mode if override and override.mode else None) or config.mode
         image = override.image if override else None
-        command = tuple(override.command) if override and override.command else spec.command(mode == "stream")
+        if override and override.command:
+            command = tuple(override.command)
+        elif image:
+            command = ()  # a production image runs its own ENTRYPOINT/CMD: that is the image contract
+        else:
+            command = spec.command(mode == "stream")
         kind = (override.kind if override and override.kind else None) or ("production" if image else spec.kind)
         launch = SeamLaunch(seam=harness, command=command, mode=mode, image=image,
                             env=dict(override.env) if override else {}, shared_paths=(str(workdir),), run_id=run_id)
