@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Literal
 
 from brainbench.gate.baseline import serialize_baseline
 from brainbench.jsjson import js_number, round4
+from brainbench.metrics.retrieval import failed_items_by_cell
 from brainbench.models.result import Breach, CompareOutcome, Verdict
 
 if TYPE_CHECKING:
@@ -267,30 +268,11 @@ def _as_set(values: Iterable[str] | None) -> set[str]:
 def failed_items(result: RunResult) -> dict[str, list[str]]:
     """Failed gold items per ``harness/suite`` cell, named from the run's turn rows.
 
-    Item names follow gbrain's scorers: a know-to-ask miss or false fire is
-    ``fixture#turn`` (false fires are suffixed); a push miss is
-    ``fixture#turn missing slug`` (one per missed gold slug, which is what push's
-    gold_failed counts).  Write-back and continuity
-    keep their failures outside turn rows, so those cells are not itemised here.
+    The scorers name them as gbrain does (``fixture#turn``, ``… (false fire)``,
+    ``… missing <slug>``).  Write-back and continuity keep their failures outside
+    turn rows, so those cells are not itemised here.
     """
-    items: dict[str, list[str]] = {}
-    for row in result.turn_rows:
-        gold = row.gold
-        if gold is None:
-            continue
-        key = f"{row.harness}/{row.suite}"
-        injected = list(row.injected_slugs)
-        gold_slugs = _as_set(gold.gold_slugs)
-        if row.suite == "know-to-ask":
-            if gold.should_retrieve:
-                if not (set(injected) & (gold_slugs | _as_set(gold.acceptable_slugs))):
-                    items.setdefault(key, []).append(f"{row.fixture_id}#{row.turn_id}")
-            elif injected:
-                items.setdefault(key, []).append(f"{row.fixture_id}#{row.turn_id} (false fire)")
-        elif row.suite == "push" and gold.should_retrieve:
-            for slug in sorted(gold_slugs - set(injected)):
-                items.setdefault(key, []).append(f"{row.fixture_id}#{row.turn_id} missing {slug}")
-    return items
+    return failed_items_by_cell(result.turn_rows)
 
 
 def newly_failed_items(current: RunResult, main: RunResult | None) -> dict[str, list[str]]:

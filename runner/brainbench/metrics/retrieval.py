@@ -17,6 +17,7 @@ class Score:
 
 
 def _item(row: TurnRow) -> str:
+    # gbrain's item naming: "fixture#turn", plus " (false fire)" / " missing <slug>".
     return f"{row.fixture_id}#{row.turn_id}"
 
 
@@ -33,12 +34,12 @@ def score_know_to_ask(rows: Sequence[TurnRow]) -> Score:
             wanted = set(gold.gold_slugs or []) | set(gold.acceptable_slugs or [])
             if not injected & wanted:
                 misses += 1
-                failed.append(f"{_item(row)}: know-to-ask miss (wanted {', '.join(gold.gold_slugs or [])})")
+                failed.append(_item(row))
         else:
             quiet += 1
             if injected:
                 false_fires += 1
-                failed.append(f"{_item(row)}: false fire ({', '.join(row.injected_slugs)})")
+                failed.append(f"{_item(row)} (false fire)")
     return Score(
         {
             "know_to_ask_failure_rate": misses / retrieve if retrieve else 0.0,
@@ -69,7 +70,7 @@ def score_push(rows: Sequence[TurnRow]) -> Score:
                 if slug in injected:
                     hits += 1
                 else:
-                    failed.append(f"{_item(row)}: push missed {slug}")
+                    failed.append(f"{_item(row)} missing {slug}")
     return Score(
         {
             "push_precision": injected_right / injected_total if injected_total else 1.0,
@@ -87,3 +88,17 @@ def isolation_violations(rows: Sequence[TurnRow]) -> int:
 
 def avg_injected_tokens(rows: Sequence[TurnRow]) -> float:
     return sum(r.injected_tokens for r in rows) / len(rows) if rows else 0.0
+
+
+def failed_items_by_cell(rows: Sequence[TurnRow]) -> dict[str, list[str]]:
+    """``harness/suite`` → the gold items that cell failed (know-to-ask and push only)."""
+    groups: dict[tuple[str, str], list[TurnRow]] = {}
+    for row in rows:
+        if row.suite in ("know-to-ask", "push"):
+            groups.setdefault((row.harness, row.suite), []).append(row)
+    out = {}
+    for (harness, suite), mine in groups.items():
+        score = score_know_to_ask(mine) if suite == "know-to-ask" else score_push(mine)
+        if score.failed_items:
+            out[f"{harness}/{suite}"] = score.failed_items
+    return out

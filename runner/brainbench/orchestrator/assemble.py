@@ -79,16 +79,3 @@ def assemble_cells(config: RunConfig, seams: Mapping[str, Any], rows: Sequence[T
 
 def metric_names(cells: Iterable[Cell]) -> set[str]:
     return {name for c in cells for name in c.metrics}
-
-
-def failed_items(rows: Sequence[TurnRow], outcomes: Sequence[Any]) -> dict[str, list[str]]:
-    """cell key → the gold items it failed, for reports and the gate's "newly failed" list."""
-    out: dict[str, list[str]] = {}
-    keys = dict.fromkeys((r.harness, r.suite) for r in rows)
-    for harness, suite in keys:
-        mine = [r for r in rows if r.harness == harness and r.suite == suite]
-        if suite == "know-to-ask":
-            out[f"{harness}/{suite}"] = score_know_to_ask(mine).failed_items
-        elif suite == "push":
-            out[f"{harness}/{suite}"] = score_push(mine).failed_items
-    return out
