@@ -15,7 +15,6 @@ reviewer can bless.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Literal
 
 from brainbench.gate.baseline import serialize_baseline
@@ -260,10 +259,6 @@ def compare_baselines(
 
 
 # --- naming failed gold items from turn rows ---------------------------------------
-
-def _as_set(values: Iterable[str] | None) -> set[str]:
-    return set(values or ())
-
 
 def failed_items(result: RunResult) -> dict[str, list[str]]:
     """Failed gold items per ``harness/suite`` cell, named from the run's turn rows.
