@@ -27,11 +27,15 @@ def main(args: list[str]) -> None:
             sys.exit(f"brainbench run exited {proc.returncode}: {proc.stderr[-2000:]}")
         doc = json.loads(out.read_text())
     calls = len({(r["fixture_id"], r["turn_id"], r["harness"]) for r in doc["turn_rows"]})
+    latencies = sorted({(r["fixture_id"], r["turn_id"], r["harness"]): r["latency_ms"]
+                        for r in doc["turn_rows"]}.values())
     # Peak RSS of the largest child (runner, seams): ru_maxrss is in KiB on Linux.
     rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"args: {' '.join(args) or '(defaults)'}")
     print(f"wall {wall:.2f} s · {calls} replayed (seam × user turn) calls · {calls / wall:.1f} turns/s · "
           f"peak RSS {rss_mb:.0f} MB · {len(doc['cells'])} cells")
+    print(f"per-hook latency p50 {latencies[len(latencies) // 2]:.1f} ms, "
+          f"p95 {latencies[int(0.95 * len(latencies))]:.1f} ms")
 
 
 if __name__ == "__main__":

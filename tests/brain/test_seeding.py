@@ -93,13 +93,15 @@ def test_run_databases_are_dropped_on_close(pg_server: object) -> None:
 
 
 def test_leased_brains_are_distinct_while_held_and_empty_when_reused(brain_dbs: BrainDatabases) -> None:
-    with brain_dbs.lease() as (name_a, url_a), brain_dbs.lease() as (name_b, _):
-        assert name_a != name_b
-        with connect(url_a) as a:
-            seed_fixture(a, _fixture(people__sentinel_zed="---\ntitle: Sentinel Zed\ntype: person\n---\nbody\n"))
-            a.execute("INSERT INTO sources (id, name) VALUES ('teambrain', 'x')")
-    with brain_dbs.lease() as (name_c, url_c):
-        assert name_c in (name_a, name_b)
-        with connect(url_c) as c:
-            assert c.execute("SELECT count(*) FROM pages").fetchone() == (0,)
-            assert c.execute("SELECT array_agg(id) FROM sources").fetchone() == (["default"],)
+    with brain_dbs.lease() as a, brain_dbs.lease() as b:
+        assert a.name != b.name
+        seed_fixture(a.conn, _fixture(people__sentinel_zed="---\ntitle: Sentinel Zed\ntype: person\n---\nbody\n"))
+        a.conn.execute("INSERT INTO sources (id, name) VALUES ('teambrain', 'x')")
+        with connect(b.url) as other:
+            assert other.execute("SELECT count(*) FROM pages").fetchone() == (0,)
+    with brain_dbs.lease() as c:
+        assert c.name in (a.name, b.name)
+        with connect(c.url) as fresh:
+            assert fresh.execute("SELECT count(*) FROM pages").fetchone() == (0,)
+            assert fresh.execute("SELECT array_agg(id) FROM sources").fetchone() == (["default"],)
+            assert fresh.execute("SELECT nextval('facts_id_seq')").fetchone() == (1,)

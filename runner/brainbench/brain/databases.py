@@ -14,6 +14,7 @@ import os
 import socket
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from importlib import resources
 
 import psycopg
@@ -44,7 +45,7 @@ class BrainDatabases:
         self._created: list[str] = []
         self._lock = threading.Lock()
         self._file_copy = False
-        self._idle: list[tuple[str, str]] = []
+        self._idle: list[Brain] = []
 
     def _admin(self) -> psycopg.Connection:
         return psycopg.connect(self.server.database_url("postgres"), autocommit=True)
@@ -78,26 +79,30 @@ class BrainDatabases:
         return name, self.server.database_url(name)
 
     @contextlib.contextmanager
-    def lease(self) -> Iterator[tuple[str, str]]:
+    def lease(self) -> Iterator[Brain]:
         """A brain that is empty on entry and emptied on exit.
 
         Databases are pooled: creating one costs a checkpoint (tens to hundreds of
-        milliseconds), emptying one a TRUNCATE.  Two leases held at the same time
+        milliseconds), emptying one a few DELETEs.  Two leases held at the same time
         are always different databases, so concurrent fixtures never share a brain.
+        Each pooled brain keeps one runner-side connection for seeding and scoring.
         """
         with self._lock:
-            free = self._idle.pop() if self._idle else None
-        name, url = free or self.create()
+            brain = self._idle.pop() if self._idle else None
+        if brain is None:
+            name, url = self.create()
+            brain = Brain(name, url, psycopg.connect(url, autocommit=True))
         try:
-            yield name, url
+            yield brain
         finally:
             try:
-                reset_brain(url)
+                reset_brain(brain.conn)
             except psycopg.Error:
-                self.drop(name)  # could not be emptied: never hand it out again
+                brain.conn.close()
+                self.drop(brain.name)  # could not be emptied: never hand it out again
             else:
                 with self._lock:
-                    self._idle.append((name, url))
+                    self._idle.append(brain)
 
     def drop(self, name: str) -> None:
         with self._admin() as conn:
@@ -108,17 +113,31 @@ class BrainDatabases:
 
     def close(self) -> None:
         with self._lock:
+            for brain in self._idle:
+                brain.conn.close()
             self._idle.clear()
             names = list(reversed(self._created))
         for name in names:
             self.drop(name)
 
 
-def reset_brain(url: str) -> None:
+@dataclass
+class Brain:
+    """One leased brain database and the runner's connection to it."""
+
+    name: str
+    url: str
+    conn: psycopg.Connection
+
+
+def reset_brain(conn: psycopg.Connection) -> None:
     """Empty every table and restart identities, keeping only the ``default`` source (gbrain's resetTables)."""
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("TRUNCATE pages, page_aliases, facts, extract_rollups RESTART IDENTITY CASCADE")
-        conn.execute("DELETE FROM sources WHERE id <> 'default'")
+    # DELETE, not TRUNCATE: on a handful of rows it is ~10x faster, because TRUNCATE
+    # swaps every table's files; identities are restarted so fact ids start at 1 again.
+    with conn.transaction():
+        conn.execute("DELETE FROM page_aliases; DELETE FROM facts; DELETE FROM extract_rollups; DELETE FROM pages;"
+                     " DELETE FROM sources WHERE id <> 'default';"
+                     " ALTER SEQUENCE pages_id_seq RESTART; ALTER SEQUENCE facts_id_seq RESTART")
 
 
 def list_brainbench_databases(server: PostgresServer) -> list[tuple[str, dict[str, object]]]:

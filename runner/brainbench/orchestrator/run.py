@@ -20,8 +20,7 @@ from typing import Any
 
 import anyio
 
-from brainbench.brain import store
-from brainbench.brain.databases import BrainDatabases, sweep_databases
+from brainbench.brain.databases import Brain, BrainDatabases, sweep_databases
 from brainbench.brain.seeding import SeedError, SeedReport, seed_fixture
 from brainbench.brain.server import PostgresServer, open_server
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
@@ -132,35 +131,32 @@ class Runner:
         return replays
 
     async def _regular(self, item: LoadedFixture, dbs: BrainDatabases, workroot: Path) -> FixtureOutcome:
-        async with self._brain(dbs) as url:
-            return await self._regular_in(item, url, workroot / item.fixture_id)
+        async with self._brain(dbs) as brain:
+            return await self._regular_in(item, brain, workroot / item.fixture_id)
 
-    async def _regular_in(self, item: LoadedFixture, url: str, workdir: Path) -> FixtureOutcome:
+    async def _regular_in(self, item: LoadedFixture, brain: Brain, workdir: Path) -> FixtureOutcome:
         out = FixtureOutcome()
-        conn = await anyio.to_thread.run_sync(store.connect, url)
+        conn, url = brain.conn, brain.url
         try:
-            try:
-                report = await anyio.to_thread.run_sync(seed_fixture, conn, item.fixture)
-            except SeedError as exc:
-                out.seed_failure = SeedFailure(fixture_id=item.fixture_id, error=str(exc))
-                return out
-            suites = retrieval_suites(item, self.config)
-            if suites:
-                for replay in await self._replay_all(item, suites, url, workdir, report.slug_sources):
-                    out.rows += replay.rows
-                    out.faults += replay.faults
-            if wants_write_back(item, self.config):
-                out.write_back = await anyio.to_thread.run_sync(self._write_back, conn, item)
-        finally:
-            conn.close()
+            report = await anyio.to_thread.run_sync(seed_fixture, conn, item.fixture)
+        except SeedError as exc:
+            out.seed_failure = SeedFailure(fixture_id=item.fixture_id, error=str(exc))
+            return out
+        suites = retrieval_suites(item, self.config)
+        if suites:
+            for replay in await self._replay_all(item, suites, url, workdir, report.slug_sources):
+                out.rows += replay.rows
+                out.faults += replay.faults
+        if wants_write_back(item, self.config):
+            out.write_back = await anyio.to_thread.run_sync(self._write_back, conn, item)
         return out
 
     @contextlib.asynccontextmanager
-    async def _brain(self, dbs: BrainDatabases) -> AsyncIterator[str]:
+    async def _brain(self, dbs: BrainDatabases) -> AsyncIterator[Brain]:
         lease = dbs.lease()
-        _, url = await anyio.to_thread.run_sync(lease.__enter__)
+        brain = await anyio.to_thread.run_sync(lease.__enter__)
         try:
-            yield url
+            yield brain
         finally:
             with anyio.CancelScope(shield=True):  # an interrupted fixture still empties its brain
                 await anyio.to_thread.run_sync(lease.__exit__, None, None, None)
@@ -182,31 +178,28 @@ class Runner:
         return extractors.GoldExtractor(item)
 
     async def _pair(self, pair: ContinuityPair, dbs: BrainDatabases, workroot: Path) -> FixtureOutcome:
-        async with self._brain(dbs) as url:
-            return await self._pair_in(pair, url, workroot / f"pair-{pair.pair_id}")
+        async with self._brain(dbs) as brain:
+            return await self._pair_in(pair, brain, workroot / f"pair-{pair.pair_id}")
 
-    async def _pair_in(self, pair: ContinuityPair, url: str, workdir: Path) -> FixtureOutcome:
+    async def _pair_in(self, pair: ContinuityPair, brain: Brain, workdir: Path) -> FixtureOutcome:
         out = FixtureOutcome()
-        conn = await anyio.to_thread.run_sync(store.connect, url)
+        conn, url = brain.conn, brain.url
         try:
-            try:
-                writer = await anyio.to_thread.run_sync(seed_fixture, conn, pair.writer.fixture)
-                reader = await anyio.to_thread.run_sync(seed_fixture, conn, pair.reader.fixture)
-            except SeedError as exc:
-                out.seed_failure = SeedFailure(fixture_id=pair.pair_id, error=str(exc))
-                return out
-            slug_sources = SeedReport.merge(writer, reader).slug_sources
-            score = await anyio.to_thread.run_sync(self._write_back, conn, pair.writer)
-            if "write-back" in pair.writer.fixture.suites and "write-back" in self.config.suites:
-                out.write_back = score
-            replays = await self._replay_all(pair.reader, ["continuity"], url, workdir, slug_sources)
-            for harness, replay in zip(self.seams, replays, strict=True):
-                out.rows += replay.rows
-                out.faults += replay.faults
-                out.continuity[harness] = await anyio.to_thread.run_sync(
-                    _score_continuity, conn, pair.reader, replay.injected)
-        finally:
-            conn.close()
+            writer = await anyio.to_thread.run_sync(seed_fixture, conn, pair.writer.fixture)
+            reader = await anyio.to_thread.run_sync(seed_fixture, conn, pair.reader.fixture)
+        except SeedError as exc:
+            out.seed_failure = SeedFailure(fixture_id=pair.pair_id, error=str(exc))
+            return out
+        slug_sources = SeedReport.merge(writer, reader).slug_sources
+        score = await anyio.to_thread.run_sync(self._write_back, conn, pair.writer)
+        if "write-back" in pair.writer.fixture.suites and "write-back" in self.config.suites:
+            out.write_back = score
+        replays = await self._replay_all(pair.reader, ["continuity"], url, workdir, slug_sources)
+        for harness, replay in zip(self.seams, replays, strict=True):
+            out.rows += replay.rows
+            out.faults += replay.faults
+            out.continuity[harness] = await anyio.to_thread.run_sync(
+                _score_continuity, conn, pair.reader, replay.injected)
         return out
 
     # --- whole run ----------------------------------------------------------------------
