@@ -20,7 +20,7 @@ from importlib import resources
 import psycopg
 from psycopg import sql
 
-from brainbench.brain.server import PostgresServer, _pid_alive
+from brainbench.brain.server import PostgresServer, pid_alive
 
 PREFIX = "bb_"
 
@@ -167,7 +167,7 @@ def sweep_databases(server: PostgresServer, run_id: str | None = None) -> list[s
             doomed = label.get("brainbench.run_id") == run_id
         else:
             pid = label.get("pid")
-            doomed = label.get("host") == host and isinstance(pid, int) and not _pid_alive(pid)
+            doomed = label.get("host") == host and isinstance(pid, int) and not pid_alive(pid)
         if doomed:
             with psycopg.connect(server.database_url("postgres"), autocommit=True) as conn:
                 conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))

@@ -54,7 +54,7 @@ class ExternalPostgres:
         return None
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -151,7 +151,7 @@ def sweep_embedded(parent: Path | None = None) -> list[Path]:
             pid = int(marker.read_text())
         except (OSError, ValueError):
             continue
-        if _pid_alive(pid):
+        if pid_alive(pid):
             continue
         data = root / "data"
         if (data / "postmaster.pid").exists():

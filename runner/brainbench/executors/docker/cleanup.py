@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from brainbench.brain.server import pid_alive
+
 from .config import LABEL_CREATED, LABEL_MANAGED, LABEL_OWNER_HOST, LABEL_OWNER_PID, LABEL_RUN_ID
 
 if TYPE_CHECKING:
@@ -57,15 +59,7 @@ def _owner_alive(labels: dict[str, str], max_age_s: float) -> bool:
         pid = int(labels.get(LABEL_OWNER_PID, "0"))
     except ValueError:
         return False
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return pid > 0 and pid_alive(pid)
 
 
 def remove_labelled(api: DockerApi, *, run_id: str | None = None, dead_only: bool = False,
