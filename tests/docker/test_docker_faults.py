@@ -425,8 +425,6 @@ def test_exec_timeout_kills_the_hook_in_the_container(fault_image: str, run_id: 
     anyio.run(main)
 
 
-@pytest.mark.xfail(strict=True, reason="docker exec mode leaves a hook's leaked child alive: the in-container "
-                   "supervisor only kills on timeout (fix: see docs/FAULTS.md, Docker executor)")
 def test_exec_leaked_child_dies_with_the_hook(fault_image: str, run_id: str) -> None:
     """Locally, a child left in the hook's process group is killed once the hook exits (leak_child in
     tests/faults).  In a container it must not outlive the call either: each leak would hold a pid

@@ -45,7 +45,12 @@ KILLED_EXIT = 137
 IDLE_COMMAND = "sleep infinity 2>/dev/null; while :; do sleep 3600; done"
 # docker exec does not forward signals, so the timeout runs inside the container:
 # coreutils/busybox `timeout` kills the hook (and its process group) with SIGKILL.
-SUPERVISOR = 'exec timeout -s KILL "$0" "$@"'
+# timeout runs in the background so that, once the hook exits, its whole process
+# group is killed: a leaked child would otherwise hold stdout open and eat the
+# container's pids limit.  POSIX sh points a background job's stdin at /dev/null
+# before explicit redirections, so the real stdin is handed over on fd 3.
+SUPERVISOR = ('exec 3<&0; timeout -s KILL "$0" "$@" <&3 3<&- & p=$!; exec 3<&-; '
+              'wait "$p"; rc=$?; kill -s KILL -- "-$p" 2>/dev/null; exit "$rc"')
 # Records the stream process pid (per pool slot) so a timeout can kill it.
 STREAM_WRAPPER = 'echo "$$" > "$0"; exec "$@"'
 
