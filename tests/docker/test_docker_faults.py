@@ -485,82 +485,36 @@ def seeded(reference: Path, docker_client: Any) -> Iterator[tuple[Any, str, Any]
         pg.close()
 
 
-def _pg_stop(pg: Any) -> None:
-    # -m immediate: the postmaster dies without a checkpoint, as in a crash or an OOM kill.
-    pg._run([pg._bin("pg_ctl"), "-D", str(pg.data), "-m", "immediate", "-w", "stop"], timeout=30)
-
-
-def _pg_start(pg: Any) -> None:
-    from brainbench.brain import server as server_module
-
-    # Same data dir and socket dir: the bind-mounted directory gets a fresh socket file.
-    pg._run([pg._bin("pg_ctl"), "-D", str(pg.data), "-w", "-l", str(pg.root / "server.log"),
-             "-o", f"-h '' -k {pg.socket_dir} {server_module._FAST_SETTINGS}", "start"])
-
-
 @pytest.mark.parametrize("mode", ["stream", "exec"])
 def test_postgres_restart_under_a_codex_container(seeded: tuple[Any, str, Any], mode: str, run_id: str,
                                                   tmp_path: Path) -> None:
-    from brainbench.executors.base import HookCall, HookOutcome, SeamLaunch, SeamProcess
+    from brainbench.executors.base import SeamLaunch
     from brainbench.executors.docker import DockerExecutor
     from brainbench.models.corpus import PublicTurn
-    from brainbench.orchestrator.conversation import INFRA_ATTEMPTS, Conversation
     from brainbench.seams.registry import SEAMS
+    from outage import CountingSeam, outage_and_recovery  # type: ignore[import-not-found]
 
     pg, url, fixture = seeded
-    spec = SEAMS["codex"]
     turns = {t.turn_id: t for t in (PublicTurn.of(t) for t in fixture.turns)}
     env = {"BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": fixture.source}
 
-    @dataclass
-    class CountingSeam(SeamProcess):
-        inner: SeamProcess
-        calls: int = 0
-
-        async def call(self, call: HookCall) -> HookOutcome:
-            self.calls += 1
-            return await self.inner.call(call)
-
-        async def stop(self) -> None:
-            await self.inner.stop()
+    seen: dict[str, Any] = {}
 
     async def scenario() -> None:
         executor = DockerExecutor(run_id=run_id, pool_size=1)
-        launch = SeamLaunch(seam="codex", command=spec.command(mode == "stream"), mode=mode,  # type: ignore[arg-type]
+        launch = SeamLaunch(seam="codex", command=SEAMS["codex"].command(mode == "stream"),
+                            mode=mode,  # type: ignore[arg-type]
                             image="brainbench/codex:latest", shared_paths=(str(tmp_path),), run_id=run_id)
         try:
             inner: Any = await executor.start(launch)
-            seam = CountingSeam(inner)
-            conv = Conversation(spec, seam, f"brainbench-dockerdb-{mode}", tmp_path / "1", env, timeout_s=30)
-            first = await conv.user_turn(turns[1])
-            assert first.graded.fault is None and "companies/widget-co" in first.slugs, first
-            container_id = inner.container.id
-            workers = dict(inner._sessions)  # stream mode: the warm worker(s) that answered
-
-            conv.assistant_turn(turns[2])
-            await anyio.to_thread.run_sync(_pg_stop, pg)
-            try:
-                before = seam.calls
-                lost = await conv.user_turn(turns[4])
-                attempts = seam.calls - before
-            finally:
-                await anyio.to_thread.run_sync(_pg_start, pg)
-            assert lost.graded.fault == "infra_error", lost.graded
-            assert "brain unavailable" in lost.graded.detail
-            assert lost.context is None and lost.slugs == []
-            assert attempts == INFRA_ATTEMPTS
-            assert conv.faults == [(4, lost.graded)]
-
-            fresh = Conversation(spec, seam, f"brainbench-dockerdb-{mode}-2", tmp_path / "2", env, timeout_s=30)
-            before = seam.calls
-            again = await fresh.user_turn(turns[4])
-            assert again.graded.fault is None, again.graded
-            assert "people/charlie-example" in again.slugs
-            assert seam.calls - before == 1
-            # The same container answered: no recreate, no new socket mount.
-            assert inner.container.id == container_id
+            await outage_and_recovery(CountingSeam(inner), pg, turns, env, tmp_path, f"brainbench-dockerdb-{mode}",
+                                      on_first_answer=lambda: seen.update(container=inner.container.id,
+                                                                          workers=dict(inner._sessions)))
+            # The same container answered: the socket's directory is bind-mounted, so the
+            # restarted server's new socket file is visible without a recreate.
+            assert inner.container.id == seen["container"]
             if mode == "stream":
-                assert workers and inner._sessions == workers, "the warm stream worker was replaced"
+                assert seen["workers"] and inner._sessions == seen["workers"], "the warm stream worker was replaced"
         finally:
             await executor.close()
 

