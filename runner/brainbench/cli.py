@@ -22,24 +22,6 @@ app.add_typer(schema_app, name="schema")
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_FIXTURES = REPO_ROOT / "fixtures"
 DEFAULT_GOLD = REPO_ROOT / "gold"
-EXIT_OK, EXIT_REGRESSION, EXIT_ERROR = 0, 1, 2
-
-
-def _err(message: str) -> None:
-    sys.stderr.write(message.rstrip("\n") + "\n")
-
-
-def _load(fixtures: Path, gold: Path):  # type: ignore[no-untyped-def]
-    from brainbench.corpus.errors import CorpusError
-    from brainbench.corpus.loader import load_corpus
-
-    try:
-        return load_corpus(fixtures, gold)
-    except CorpusError as exc:
-        _err(f"fixture validation: {len(exc.problems)} problem(s)")
-        for problem in exc.problems:
-            _err(f"  {problem}")
-        raise typer.Exit(EXIT_ERROR) from None
 
 
 @app.command()
@@ -48,7 +30,11 @@ def validate(
     gold: Annotated[Path, typer.Option(help="Sealed gold directory (*.gold.json).")] = DEFAULT_GOLD,
 ) -> None:
     """Validate a corpus and print its fixtures_hash; every problem is listed, one per line."""
-    corpus = _load(fixtures, gold)
+    from brainbench.cli_run import EXIT_ERROR, load_or_report
+
+    corpus = load_or_report(fixtures, gold)
+    if corpus is None:
+        raise typer.Exit(EXIT_ERROR)
     holdout = sum(1 for f in corpus.fixtures if f.fixture.is_holdout)
     typer.echo(f"ok: {len(corpus.fixtures)} fixtures ({holdout} holdout), {len(corpus.pairs)} continuity pairs")
     typer.echo(f"fixtures_hash {corpus.fixtures_hash}")
@@ -168,7 +154,7 @@ def main() -> None:
     try:
         app(args=argv, prog_name="brainbench", standalone_mode=True)
     except KeyboardInterrupt:
-        _err("interrupted")
+        sys.stderr.write("interrupted\n")
         raise SystemExit(130) from None
 
 if __name__ == "__main__":

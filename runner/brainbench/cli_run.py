@@ -63,6 +63,20 @@ def _err(message: str) -> None:
     sys.stderr.write(message.rstrip("\n") + "\n")
 
 
+def load_or_report(fixtures: Path, gold: Path):  # type: ignore[no-untyped-def]
+    """The corpus, or None after printing every problem (one line each) to stderr."""
+    from brainbench.corpus.errors import CorpusError
+    from brainbench.corpus.loader import load_corpus
+
+    try:
+        return load_corpus(fixtures, gold)
+    except CorpusError as exc:
+        _err(f"fixture validation: {len(exc.problems)} problem(s)")
+        for problem in exc.problems:
+            _err(f"  {problem}")
+        return None
+
+
 def _csv(value: str, allowed: tuple[str, ...], flag: str) -> list[str]:
     if value.strip() == "all":
         return list(allowed)
@@ -157,9 +171,9 @@ def execute(req: RunRequest) -> int:
             _err("brainbench run: --llm requires a configured chat model "
                  "(BRAINBENCH_LLM_BASE_URL and BRAINBENCH_LLM_MODEL)")
             return EXIT_ERROR
-    from brainbench.cli import _load
-
-    corpus = _load(config.fixtures_dir, config.gold_dir)
+    corpus = load_or_report(config.fixtures_dir, config.gold_dir)
+    if corpus is None:
+        return EXIT_ERROR
     if not corpus.fixtures:
         _err(f"no fixtures found in {config.fixtures_dir} — refusing a vacuous pass")
         return EXIT_ERROR
