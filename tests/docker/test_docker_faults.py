@@ -37,7 +37,6 @@ import hashlib
 import io
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -51,6 +50,7 @@ from typing import Any
 
 import anyio
 import pytest
+from reference_corpus import copy_reference_corpus, private_seeded_brain  # type: ignore[import-not-found]
 
 REPO = Path(__file__).resolve().parents[2]
 FAULT_HOOKS = REPO / "tests" / "faults" / "hooks"
@@ -198,17 +198,7 @@ def fault_image(docker_client: Any) -> str:
 
 @pytest.fixture(scope="module")
 def corpus(reference: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("docker-fault-corpus")
-    fx, gd = root / "fixtures", root / "gold"
-    fx.mkdir()
-    gd.mkdir()
-    for fid in FIXTURE_IDS:
-        source = reference / "corpus" / "fixtures" / f"{fid}.fixture.json"
-        if not source.exists():
-            pytest.skip(f"reference fixture {source} is missing")
-        shutil.copy(source, fx)
-        shutil.copy(reference / "corpus" / "gold" / f"{fid}.gold.json", gd)
-    return fx, gd
+    return copy_reference_corpus(reference, tmp_path_factory.mktemp("docker-fault-corpus"), FIXTURE_IDS)
 
 
 @pytest.fixture(scope="module")
@@ -456,33 +446,13 @@ DB_FIXTURE = "kta-001-deal-recall"
 @pytest.fixture(scope="module")
 def seeded(reference: Path, docker_client: Any) -> Iterator[tuple[Any, str, Any]]:
     import docker.errors
-    from brainbench.brain.databases import BrainDatabases
-    from brainbench.brain.seeding import seed_fixture
-    from brainbench.brain.server import EmbeddedPostgres
-    from brainbench.brain.store import connect
-    from brainbench.models.corpus import Fixture
 
     try:
         docker_client.images.get("brainbench/codex:latest")
     except docker.errors.ImageNotFound:
         pytest.skip("brainbench/codex:latest not built: run scripts/build-images --offline")
-    path = reference / "corpus" / "fixtures" / f"{DB_FIXTURE}.fixture.json"
-    if not path.exists():
-        pytest.skip(f"reference fixture {path} is missing")
-    fixture = Fixture.model_validate(json.loads(path.read_text()))
-    pg = EmbeddedPostgres()  # private: this test stops and starts it
-    dbs = BrainDatabases(pg, "dockerdbfault")
-    try:
-        dbs.prepare()
-        _, url = dbs.create()
-        conn = connect(url)
-        try:
-            seed_fixture(conn, fixture)
-        finally:
-            conn.close()
-        yield pg, url, fixture
-    finally:
-        pg.close()
+    with private_seeded_brain(reference, DB_FIXTURE, "dockerdbfault") as brain:  # the test stops and starts it
+        yield brain
 
 
 @pytest.mark.parametrize("mode", ["stream", "exec"])

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from reference_corpus import copy_reference_corpus  # type: ignore[import-not-found]
 
 HOOKS = Path(__file__).parent / "hooks"
 FIXTURE_IDS = ("kta-001-deal-recall", "ms-002-nondefault-active")
@@ -156,17 +156,7 @@ def _run_case(case: Case, corpus: tuple[Path, Path], db_url: str, root: Path) ->
 
 @pytest.fixture(scope="module")
 def corpus(reference: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("fault-corpus")
-    fx, gd = root / "fixtures", root / "gold"
-    fx.mkdir()
-    gd.mkdir()
-    for fid in FIXTURE_IDS:
-        source = reference / "corpus" / "fixtures" / f"{fid}.fixture.json"
-        if not source.exists():
-            pytest.skip(f"reference fixture {source} is missing")
-        shutil.copy(source, fx)
-        shutil.copy(reference / "corpus" / "gold" / f"{fid}.gold.json", gd)
-    return fx, gd
+    return copy_reference_corpus(reference, tmp_path_factory.mktemp("fault-corpus"), FIXTURE_IDS)
 
 
 @pytest.fixture(scope="module")

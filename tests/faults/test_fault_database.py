@@ -10,44 +10,26 @@ and the next turn must be served again.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import pytest
-from brainbench.brain.databases import BrainDatabases
-from brainbench.brain.seeding import seed_fixture
 from brainbench.brain.server import EmbeddedPostgres
-from brainbench.brain.store import connect
 from brainbench.executors.base import SeamLaunch
 from brainbench.executors.local import LocalExecutor
 from brainbench.models.corpus import Fixture, PublicTurn
 from brainbench.seams.registry import SEAMS
 from outage import CountingSeam, outage_and_recovery  # type: ignore[import-not-found]
+from reference_corpus import private_seeded_brain  # type: ignore[import-not-found]
 
 FIXTURE = "kta-001-deal-recall"
 
 
 @pytest.fixture(scope="module")
 def seeded(reference: Path) -> Iterator[tuple[EmbeddedPostgres, str, Fixture]]:
-    path = reference / "corpus" / "fixtures" / f"{FIXTURE}.fixture.json"
-    if not path.exists():
-        pytest.skip(f"reference fixture {path} is missing")
-    fixture = Fixture.model_validate(json.loads(path.read_text()))
-    pg = EmbeddedPostgres()  # private: this test stops and starts it
-    dbs = BrainDatabases(pg, "faultdb")
-    try:
-        dbs.prepare()
-        _, url = dbs.create()
-        conn = connect(url)
-        try:
-            seed_fixture(conn, fixture)
-        finally:
-            conn.close()
-        yield pg, url, fixture
-    finally:
-        pg.close()
+    with private_seeded_brain(reference, FIXTURE, "faultdb") as brain:  # private: the test stops and starts it
+        yield brain
 
 
 @pytest.mark.parametrize("mode", ["stream", "exec"])

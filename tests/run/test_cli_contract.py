@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 
 import pytest
 from brainbench.schemas import schema_for
+from reference_corpus import copy_reference_corpus  # type: ignore[import-not-found]
 
 Run = tuple[subprocess.CompletedProcess[str], Path, Path]
 
@@ -20,13 +20,7 @@ REF_FIXTURES = ("kta-001-deal-recall", "ms-002-nondefault-active", "wb-001-prici
 
 
 def small_corpus(reference: Path, root: Path, ids: tuple[str, ...] = REF_FIXTURES) -> tuple[Path, Path]:
-    fx, gd = root / "fixtures", root / "gold"
-    fx.mkdir(parents=True)
-    gd.mkdir(parents=True)
-    for fid in ids:
-        shutil.copy(reference / "corpus" / "fixtures" / f"{fid}.fixture.json", fx)
-        shutil.copy(reference / "corpus" / "gold" / f"{fid}.gold.json", gd)
-    return fx, gd
+    return copy_reference_corpus(reference, root, ids)
 
 
 def bench(*args: str | Path, env: dict[str, str] | None = None,

@@ -1,0 +1,48 @@
+"""Small corpora copied from gbrain's reference fixtures, and a seeded brain to crash-test."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from brainbench.brain.databases import BrainDatabases
+from brainbench.brain.seeding import seed_fixture
+from brainbench.brain.server import EmbeddedPostgres
+from brainbench.models.corpus import Fixture
+
+
+def copy_reference_corpus(reference: Path, root: Path, ids: tuple[str, ...]) -> tuple[Path, Path]:
+    """``root/fixtures`` and ``root/gold`` holding the named reference fixtures (skips if one is missing)."""
+    fx, gd = root / "fixtures", root / "gold"
+    fx.mkdir(parents=True)
+    gd.mkdir(parents=True)
+    for fid in ids:
+        source = reference / "corpus" / "fixtures" / f"{fid}.fixture.json"
+        if not source.exists():
+            pytest.skip(f"reference fixture {source} is missing")
+        shutil.copy(source, fx)
+        shutil.copy(reference / "corpus" / "gold" / f"{fid}.gold.json", gd)
+    return fx, gd
+
+
+@contextmanager
+def private_seeded_brain(reference: Path, fixture_id: str, run_id: str) -> Iterator[tuple[EmbeddedPostgres, str,
+                                                                                          Fixture]]:
+    """A private embedded server (the caller may stop and start it) with one fixture seeded."""
+    path = reference / "corpus" / "fixtures" / f"{fixture_id}.fixture.json"
+    if not path.exists():
+        pytest.skip(f"reference fixture {path} is missing")
+    fixture = Fixture.model_validate(json.loads(path.read_text()))
+    pg = EmbeddedPostgres()
+    try:
+        dbs = BrainDatabases(pg, run_id)
+        dbs.prepare()
+        with dbs.lease() as brain:
+            seed_fixture(brain.conn, fixture)
+            yield pg, brain.url, fixture
+    finally:
+        pg.close()
