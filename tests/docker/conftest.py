@@ -127,7 +127,7 @@ def run_id() -> Iterator[str]:
 
 def labelled(client: object, run_id: str) -> tuple[list[object], list[object]]:
     flt = {"label": [f"brainbench.run_id={run_id}"]}
-    return (client.containers.list(all=True, filters=flt),  # type: ignore[attr-defined]
+    return (client.containers.list(all=True, ignore_removed=True, filters=flt),  # type: ignore[attr-defined]
             client.networks.list(filters=flt))  # type: ignore[attr-defined]
 
 

@@ -90,6 +90,41 @@ def test_sigkill_leftovers_removed_by_cleanup_and_by_next_sweep(hook_image: str,
     assert labelled_objects(run_id) == ([], [])
 
 
+def test_sweep_tolerates_objects_removed_by_a_concurrent_run(hook_image: str, run_id: str,
+                                                              labelled_objects: Any) -> None:
+    """Two runs sweeping (or one closing while another sweeps) race on the same objects.
+
+    CI once died here: the SDK's list inspected a container another run had just
+    removed.  The race is forced: the listing is taken, then the objects vanish.
+    """
+    from brainbench.executors.docker.cleanup import remove_labelled, sweep_dead_runs
+    from brainbench.executors.docker.client import DockerApi
+
+    proc = _spawn_runner(run_id, hook_image)
+    proc.kill()
+    proc.wait(timeout=10)
+    assert len(labelled_objects(run_id)[0]) == 2
+
+    api = DockerApi()
+    real_list = api.api.containers
+
+    def list_then_lose_the_race(*args: Any, **kwargs: Any) -> Any:
+        listing = real_list(*args, **kwargs)
+        for entry in listing:
+            api.api.remove_container(entry["Id"], force=True)
+        return listing
+
+    api.api.containers = list_then_lose_the_race  # type: ignore[method-assign]
+    try:
+        report = sweep_dead_runs(api, current_run_id="bbtest-someone-else", max_age_s=3600)
+        assert report.errors == []
+        assert labelled_objects(run_id) == ([], [])
+        # The explicit cleanup path takes the same race without an error either.
+        assert remove_labelled(api, run_id=run_id).errors == []
+    finally:
+        api.close()
+
+
 def test_tcp_database_reached_over_internal_run_network(hook_image: str, run_id: str, docker_client: Any,
                                                          labelled_objects: Any) -> None:
     # Stands in for compose: a Postgres container the runner reaches by name.

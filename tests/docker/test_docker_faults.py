@@ -142,7 +142,8 @@ class TopWatcher:
     def _loop(self) -> None:
         while not self._stop.is_set():
             try:
-                containers = self.client.containers.list(filters={"label": [f"brainbench.seam={FAULTY}"]})
+                containers = self.client.containers.list(
+                    ignore_removed=True, filters={"label": [f"brainbench.seam={FAULTY}"]})
             except Exception:
                 containers = []
             for container in containers:

@@ -73,15 +73,18 @@ def remove_labelled(api: DockerApi, *, run_id: str | None = None, dead_only: boo
             return False
         return not (dead_only and _owner_alive(labels, max_age_s))
 
-    for container in api.client.containers.list(all=True, filters=filters):
-        if not selected(container.labels):
+    # The low-level list answers from one call; the SDK's ``containers.list`` inspects
+    # every hit afterwards and raises 404 when a concurrent run removes one in between.
+    for entry in api.api.containers(all=True, filters=filters):
+        if not selected(entry.get("Labels") or {}):
             continue
+        name = (entry.get("Names") or [entry["Id"][:12]])[0].lstrip("/")
         try:
-            container.remove(force=True, v=True)
-            report.containers.append(container.name)
-        except Exception as exc:  # already gone (concurrent sweep) is fine
-            if "No such container" not in str(exc) and "already in progress" not in str(exc):
-                report.errors.append(f"container {container.name}: {exc}")
+            api.api.remove_container(entry["Id"], force=True, v=True)
+            report.containers.append(name)
+        except Exception as exc:  # already gone (concurrent sweep or its own run's close) is fine
+            if not _already_gone(exc):
+                report.errors.append(f"container {name}: {exc}")
     for network in api.client.networks.list(filters=filters):
         labels = network.attrs.get("Labels") or {}
         if not selected(labels):
@@ -97,14 +100,26 @@ def remove_labelled(api: DockerApi, *, run_id: str | None = None, dead_only: boo
             network.remove()
             report.networks.append(network.name)
         except Exception as exc:
-            if "No such network" not in str(exc) and "not found" not in str(exc):
+            if not _already_gone(exc):
                 report.errors.append(f"network {network.name}: {exc}")
     return report
 
 
+def _already_gone(exc: Exception) -> bool:
+    text = str(exc)
+    return any(marker in text for marker in ("No such container", "No such network", "not found",
+                                             "already in progress", "404 Client Error"))
+
+
 def sweep_dead_runs(api: DockerApi, *, current_run_id: str, max_age_s: float) -> CleanupReport:
     """Start-of-run sweep: leftovers of runs whose runner is gone (never our own)."""
-    report = remove_labelled(api, dead_only=True, keep_run_id=current_run_id, max_age_s=max_age_s)
+    try:
+        report = remove_labelled(api, dead_only=True, keep_run_id=current_run_id, max_age_s=max_age_s)
+    except Exception as exc:  # housekeeping: a failed sweep must never cost the run
+        log.warning("docker: start-of-run sweep skipped: %s", exc)
+        return CleanupReport(errors=[f"sweep: {exc}"])
+    for error in report.errors:
+        log.warning("docker: sweep: %s", error)
     if report.removed:
         log.warning("docker: swept %d leftover object(s) of dead runs", report.removed)
     return report

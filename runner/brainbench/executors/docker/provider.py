@@ -177,11 +177,11 @@ class DockerExecutor(Executor):
             return client.containers.get(self.config.postgres_container)
         host = target.host or ""
         candidates = [
-            c for c in client.containers.list()
+            c for c in client.containers.list(ignore_removed=True)
             if c.name == host or c.labels.get("com.docker.compose.service") == host
         ]
         if is_loopback(host):
-            candidates = [c for c in client.containers.list()
+            candidates = [c for c in client.containers.list(ignore_removed=True)
                           if c.labels.get("com.docker.compose.service") == "postgres"]
         if len(candidates) > 1:
             # Inside compose our hostname is our container id: prefer our own project.
