@@ -156,6 +156,31 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         raise SystemExit(130) from None
+    except Exception as exc:
+        # An uncaught exception would exit 1, which callers read as "regression";
+        # a bug in BrainBench is an error (2), reported in one line plus a crash file.
+        raise SystemExit(_report_crash(exc)) from None
+
+
+def _report_crash(exc: Exception) -> int:
+    import tempfile
+    import traceback
+
+    text = "".join(traceback.format_exception(exc))
+    crash_dir = Path(os.environ.get("BRAINBENCH_CRASH_DIR") or tempfile.gettempdir())
+    try:
+        crash_dir.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix="brainbench-crash-", suffix=".txt", dir=crash_dir)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(f"argv: {sys.argv!r}\n\n{text}")
+        where = f"full traceback in {name}"
+    except OSError as write_error:
+        where = f"could not write the crash file ({write_error})"
+    sys.stderr.write(f"brainbench: internal error: {type(exc).__name__}: {exc}\n"
+                     f"brainbench: this is a bug in BrainBench, not in the corpus or the seams; {where}\n")
+    if os.environ.get("BRAINBENCH_DEBUG"):
+        sys.stderr.write(text)
+    return 2
 
 if __name__ == "__main__":
     main()

@@ -283,7 +283,7 @@ def _rows(doc: dict[str, Any], harness: str) -> dict[Turn, dict[str, Any]]:
 def _check_run(run: Run, expected: dict[Turn, tuple[str, str]], baseline: Run, prompts: dict[Turn, str],
                clean_turn_injects: bool = True) -> None:
     proc, doc = run.proc, run.doc
-    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr[-3000:]
     assert doc, f"{run.name}: no result file (exit {proc.returncode}): {proc.stderr[-3000:]}"
     assert doc["_meta"]["run"]["complete"] is True
     seams = {s["harness"]: s for s in doc["_meta"]["run"]["seams"]}
