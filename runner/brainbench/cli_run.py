@@ -181,9 +181,8 @@ def execute(req: RunRequest) -> int:
 
 
 def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type: ignore[no-untyped-def]
-    from brainbench.brain.server import ServerError
     from brainbench.orchestrator.progress import progress_reporter
-    from brainbench.orchestrator.run import RunAborted, Runner, run_benchmark
+    from brainbench.orchestrator.run import RUN_FAILURES, Runner, run_benchmark
     from brainbench.report.files import append_ledger, atomic_write, result_compact, result_pretty
     from brainbench.report.scoreboard import render_markdown, render_table
 
@@ -202,7 +201,7 @@ def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type:
     try:
         with progress_reporter(total, enabled=not req.quiet and sys.stderr.isatty()) as advance:
             result = run_benchmark(config, corpus, advance, resume=previous)
-    except (RunAborted, ServerError) as exc:
+    except RUN_FAILURES as exc:
         _err(f"run failed: {exc}")
         return EXIT_ERROR
     run_info = result.meta.run

@@ -10,6 +10,7 @@ import sys
 import textwrap
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -18,6 +19,7 @@ from brainbench.executors.base import HookCall, SeamLaunch
 from brainbench.executors.docker import DockerConfig, DockerExecutor
 from brainbench.executors.docker.doctor import run_doctor
 from brainbench.executors.docker_cli import app as docker_app
+from reference_corpus import copy_reference_corpus  # type: ignore[import-not-found]
 from typer.testing import CliRunner
 
 RUNNER = textwrap.dedent("""
@@ -193,3 +195,15 @@ def test_cli_import_is_lazy() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ})
     assert out.stdout.strip() == "False"
+
+
+def test_missing_image_stops_the_run_with_one_line(docker_client: Any, reference: Path, tmp_path: Path) -> None:
+    fx, gd = copy_reference_corpus(reference, tmp_path, ("kta-001-deal-recall",))
+    proc = subprocess.run([sys.executable, "-m", "brainbench.cli", "run", "--fixtures", str(fx), "--gold", str(gd),
+                           "--executor", "docker", "--harness", "codex",
+                           "--image", "codex=brainbench-test/absent:never",
+                           "--quiet"], capture_output=True, text=True, timeout=300, check=False,
+                          env={k: v for k, v in os.environ.items() if k != "CI"})
+    assert proc.returncode == 2, proc.stderr
+    assert "run failed: image brainbench-test/absent:never not found" in proc.stderr
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr[-3000:]

@@ -93,6 +93,9 @@ def test_json_stdout_is_one_line_and_jobs_do_not_change_results(reference: Path,
     ("ok", ("--harness", "gemini"), "unknown value"),
     ("ok", ("--no-such-flag",), "No such option"),
     ("bigpage", (), "SEED FAILURES"),
+    # Infrastructure that is not there: one line naming it, never a traceback or "internal error".
+    ("ok", ("--database-url", "postgresql://nobody@127.0.0.1:9/brain"), "run failed: cannot use the brain database"),
+    ("nodocker", ("--executor", "docker"), "run failed: no Docker engine reachable at unix:///nonexistent/"),
 ])
 def test_error_paths_exit_2(reference: Path, tmp_path: Path, setup: str, args: tuple[str, ...], needle: str) -> None:
     if setup == "empty":
@@ -108,7 +111,8 @@ def test_error_paths_exit_2(reference: Path, tmp_path: Path, setup: str, args: t
         doc = json.loads(path.read_text())
         doc["seed_pages"][0]["content"] += "x" * 5_000_001
         path.write_text(json.dumps(doc))
-    proc = bench("--fixtures", fx, "--gold", gd, *args)
+    env = {"DOCKER_HOST": "unix:///nonexistent/docker.sock"} if setup == "nodocker" else None
+    proc = bench("--fixtures", fx, "--gold", gd, *args, env=env)
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert needle in proc.stderr + proc.stdout
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr[-3000:]

@@ -7,11 +7,11 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
+from brainbench.scratch import scratch_candidates
 from test_cli_contract import small_corpus, strip_volatile  # type: ignore[import-not-found]
 
 ALL = ("kta-001-deal-recall", "kta-002-quiet-smalltalk", "ms-001-two-source-alias", "ms-002-nondefault-active",
@@ -28,7 +28,7 @@ def _start(fx: Path, gd: Path, out: Path, *extra: str) -> subprocess.Popen[str]:
 
 def _leftovers(pid: int) -> list[str]:
     found = []
-    for root in Path(tempfile.gettempdir()).glob("brainbench-*"):
+    for root in (r for base in scratch_candidates() for r in base.glob("brainbench-*")):
         marker = root / "runner.pid"
         if marker.exists() and marker.read_text().strip() == str(pid):
             found.append(str(root))

@@ -17,6 +17,9 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import quote, urlsplit, urlunsplit
 
+from brainbench.brain.cluster_cache import cache_enabled, clone_cluster, cluster_key, lookup_cluster, store_cluster
+from brainbench.scratch import scratch_candidates, scratch_parent
+
 EMBEDDED_PREFIX = "brainbench-pg-"
 # Durability is worthless for a brain that is deleted at the end of the run and
 # costs most of the time of CREATE DATABASE, so the embedded server skips it.
@@ -68,7 +71,7 @@ class EmbeddedPostgres:
     """A private PostgreSQL in a temp dir; ``close`` stops it and deletes everything."""
 
     def __init__(self, parent: Path | None = None) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix=EMBEDDED_PREFIX, dir=parent))
+        self.root = Path(tempfile.mkdtemp(prefix=EMBEDDED_PREFIX, dir=parent or scratch_parent()))
         # Traversable (not listable) by others: a non-root hook user, e.g. inside a
         # container with this directory bind-mounted, must reach the socket in it.
         self.root.chmod(0o711)
@@ -117,8 +120,18 @@ class EmbeddedPostgres:
             utils.ensure_prefix_permissions(self.root)
             utils.ensure_prefix_permissions(POSTGRES_BIN_PATH)
             shutil.chown(self.root, self._user, self._user)
-        self._run([self._bin("initdb"), "-D", str(self.data), "--auth=trust", "--encoding=utf8",
-                   "--no-sync", "-U", "postgres"])
+        args = ["--auth=trust", "--encoding=utf8", "--no-sync", "-U", "postgres"]
+        key = cluster_key(Path(self._bin("initdb")), args, self._user) if cache_enabled() else None
+        cached = lookup_cluster(key) if key else None
+        if cached is not None:
+            try:
+                clone_cluster(cached, self.data)
+                return
+            except (OSError, subprocess.SubprocessError):
+                shutil.rmtree(self.data, ignore_errors=True)  # fall back to a fresh initdb
+        self._run([self._bin("initdb"), "-D", str(self.data), *args])
+        if key:
+            store_cluster(key, self.data)
 
     def start(self) -> None:
         """Start (or restart) the server on the same data and socket directory: every URL stays valid."""
@@ -152,8 +165,8 @@ class EmbeddedPostgres:
 def sweep_embedded(parent: Path | None = None) -> list[Path]:
     """Stop and delete embedded servers whose runner process died (SIGKILL, power loss)."""
     removed = []
-    base = parent or Path(tempfile.gettempdir())
-    for root in base.glob(EMBEDDED_PREFIX + "*"):
+    bases = [parent] if parent else scratch_candidates()
+    for root in (r for base in bases for r in base.glob(EMBEDDED_PREFIX + "*")):
         marker = root / "runner.pid"
         try:
             pid = int(marker.read_text())

@@ -52,6 +52,13 @@ class HookOutcome:
     infra_error: str | None = None
 
 
+class ExecutorError(RuntimeError):
+    """The provider failed outside any hook call (no engine, no image, a container would not start).
+
+    Failures *of* a hook are graded outcomes; this is the run being unable to go on.
+    """
+
+
 class SeamProcess(abc.ABC):
     """A started seam that can answer hook calls until stopped."""
 

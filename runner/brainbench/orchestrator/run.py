@@ -19,17 +19,19 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import psycopg
 
 from brainbench.brain.databases import Brain, BrainDatabases, sweep_databases
 from brainbench.brain.seeding import SeedError, SeedReport, seed_fixture
-from brainbench.brain.server import PostgresServer, open_server
+from brainbench.brain.server import PostgresServer, ServerError, open_server
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
-from brainbench.executors.base import Executor, SeamLaunch, SeamProcess
+from brainbench.executors.base import Executor, ExecutorError, SeamLaunch, SeamProcess
 from brainbench.models.config import RunConfig
 from brainbench.models.result import Fault, Receipt, RunInfo, RunResult, SeamInfo, SeedFailure, TurnRow
 from brainbench.orchestrator.assemble import assemble_cells, metric_names
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
 from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
+from brainbench.scratch import scratch_parent
 from brainbench.seams.registry import SEAMS, SeamSpec
 
 Progress = Callable[[str], None]
@@ -37,6 +39,10 @@ Progress = Callable[[str], None]
 
 class RunAborted(RuntimeError):
     """The run cannot produce a valid result (e.g. write-back could not store its page)."""
+
+
+# Expected reasons for a run to stop without a result: reported in one line, exit 2.
+RUN_FAILURES = (RunAborted, ServerError, ExecutorError)
 
 
 @dataclass
@@ -78,28 +84,44 @@ def make_executor(config: RunConfig) -> Executor:
     return LocalExecutor(pool_size=config.jobs)
 
 
-async def _start_seams(config: RunConfig, executor: Executor, workdir: Path, run_id: str) -> dict[str, ActiveSeam]:
-    seams: dict[str, ActiveSeam] = {}
-    for harness in dict.fromkeys(config.harnesses):
-        spec = SEAMS[harness]
-        override = config.seams.get(harness)
-        mode = (override.mode if override and override.mode else None) or config.mode
-        image = override.image if override else None
-        if override and override.command:
-            command = tuple(override.command)
-        elif image:
-            command = ()  # a production image runs its own ENTRYPOINT/CMD: that is the image contract
-        else:
-            command = spec.command(mode == "stream")
-        kind = (override.kind if override and override.kind else None) or ("production" if image else spec.kind)
-        launch = SeamLaunch(seam=harness, command=command, mode=mode, image=image,
-                            env=dict(override.env) if override else {}, shared_paths=(str(workdir),), run_id=run_id)
-        process = await executor.start(launch)
-        digest = getattr(process, "image_digest", None)
-        info = SeamInfo(harness=harness, seam=kind, executor=executor.name, mode=mode, image=image, image_digest=digest)
-        timeout = (override.timeout_s if override and override.timeout_s else None) or config.timeout_s
-        seams[harness] = ActiveSeam(spec, process, info, timeout, dict(override.env) if override else {})
-    return seams
+async def _start_seam(config: RunConfig, executor: Executor, harness: str, workdir: Path,
+                      run_id: str) -> ActiveSeam:
+    spec = SEAMS[harness]
+    override = config.seams.get(harness)
+    mode = (override.mode if override and override.mode else None) or config.mode
+    image = override.image if override else None
+    if override and override.command:
+        command = tuple(override.command)
+    elif image:
+        command = ()  # a production image runs its own ENTRYPOINT/CMD: that is the image contract
+    else:
+        command = spec.command(mode == "stream")
+    kind = (override.kind if override and override.kind else None) or ("production" if image else spec.kind)
+    launch = SeamLaunch(seam=harness, command=command, mode=mode, image=image,
+                        env=dict(override.env) if override else {}, shared_paths=(str(workdir),), run_id=run_id)
+    process = await executor.start(launch)
+    digest = getattr(process, "image_digest", None)
+    info = SeamInfo(harness=harness, seam=kind, executor=executor.name, mode=mode, image=image, image_digest=digest)
+    timeout = (override.timeout_s if override and override.timeout_s else None) or config.timeout_s
+    return ActiveSeam(spec, process, info, timeout, dict(override.env) if override else {})
+
+
+async def _start_seams(config: RunConfig, executor: Executor, workdir: Path, run_id: str,
+                       started: dict[str, ActiveSeam]) -> None:
+    """Start every seam at once (their start-up is mostly imports); ``started`` keeps harness order."""
+    harnesses = list(dict.fromkeys(config.harnesses))
+    ready: dict[str, ActiveSeam] = {}
+
+    async def one(harness: str) -> None:
+        ready[harness] = await _start_seam(config, executor, harness, workdir, run_id)
+
+    try:
+        async with anyio.create_task_group() as tg:
+            for harness in harnesses:
+                tg.start_soon(one, harness)
+    finally:
+        # Whatever did start must be stoppable by the caller, even if another seam failed.
+        started.update((h, ready[h]) for h in harnesses if h in ready)
 
 
 class Runner:
@@ -207,7 +229,7 @@ class Runner:
     async def _run(self, server: PostgresServer) -> None:
         dbs = BrainDatabases(server, self.run_id)
         executor = make_executor(self.config)
-        workroot = Path(tempfile.mkdtemp(prefix=f"brainbench-run-{self.run_id}-"))
+        workroot = Path(tempfile.mkdtemp(prefix=f"brainbench-run-{self.run_id}-", dir=scratch_parent()))
         self.llm_extractor: Any = None
         if self.config.llm:
             from brainbench.writeback import extractors
@@ -215,9 +237,17 @@ class Runner:
             self.llm_extractor = extractors.LlmExtractor.from_env(self.config.budget_usd)
         try:
             # Leftover databases of runs that died on this host (SIGKILL, power loss).
-            await anyio.to_thread.run_sync(sweep_databases, server)
-            await anyio.to_thread.run_sync(dbs.prepare)
-            self.seams = await _start_seams(self.config, executor, workroot, self.run_id)
+            # Databases and seam processes are independent until the first hook call.
+            async def prepare_brains() -> None:
+                try:
+                    await anyio.to_thread.run_sync(sweep_databases, server)
+                    await anyio.to_thread.run_sync(dbs.prepare)
+                except psycopg.OperationalError as exc:
+                    raise ServerError(f"cannot use the brain database server: {exc}".strip()) from exc
+
+            async with anyio.create_task_group() as start_up:
+                start_up.start_soon(prepare_brains)
+                start_up.start_soon(_start_seams, self.config, executor, workroot, self.run_id, self.seams)
             limiter = anyio.CapacityLimiter(self.config.jobs)
 
             async def one(key: str, work: Callable[[], Any]) -> None:
@@ -359,12 +389,12 @@ def run_benchmark(config: RunConfig, corpus: Corpus, progress: Progress | None =
         return anyio.run(runner.run, server)
     except BaseExceptionGroup as group:
         # Task-group failures arrive wrapped; surface the one that explains the abort.
-        aborted = group.subgroup(RunAborted)
-        while aborted is not None:
-            first = aborted.exceptions[0]
+        explained = group.subgroup(RUN_FAILURES)
+        while explained is not None:
+            first = explained.exceptions[0]
             if not isinstance(first, BaseExceptionGroup):
                 raise first from None
-            aborted = first
+            explained = first
         raise
     finally:
         server.close()

@@ -8,8 +8,10 @@ safe because the hook has not started yet, retried.
 
 from __future__ import annotations
 
+from brainbench.executors.base import ExecutorError
 
-class DockerInfraError(RuntimeError):
+
+class DockerInfraError(ExecutorError):
     """The engine, a container or the attach stream failed; nothing was graded."""
 
 

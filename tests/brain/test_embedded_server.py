@@ -1,0 +1,96 @@
+"""The embedded server: cached initdb output, scratch location, nothing shared between runs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+from brainbench.brain.cluster_cache import READY_MARKER
+from brainbench.brain.server import EmbeddedPostgres
+from brainbench.scratch import scratch_parent
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("BRAINBENCH_CACHE_DIR", str(cache))
+    monkeypatch.delenv("BRAINBENCH_PG_CACHE", raising=False)
+    return cache
+
+
+def _write_and_read(pg: EmbeddedPostgres, value: str) -> list[str]:
+    with psycopg.connect(pg.admin_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS marker (v text)")
+        conn.execute("INSERT INTO marker VALUES (%s)", (value,))
+        return [row[0] for row in conn.execute("SELECT v FROM marker ORDER BY v")]
+
+
+def test_second_server_starts_from_the_cache_and_shares_nothing(cache_dir: Path) -> None:
+    first = EmbeddedPostgres()
+    try:
+        [cached] = (cache_dir / "pgdata").iterdir()
+        assert (cached / READY_MARKER).is_file()
+        assert not (cached / "postmaster.pid").exists(), "the cache must hold a never-started cluster"
+        assert _write_and_read(first, "first") == ["first"]
+    finally:
+        first.close()
+    stamp = (cached / READY_MARKER).stat().st_mtime_ns
+    second = EmbeddedPostgres()
+    try:
+        # A copy of the cache, not the cache itself, and not the first run's data.
+        assert second.data != cached
+        assert _write_and_read(second, "second") == ["second"]
+    finally:
+        second.close()
+    assert (cached / READY_MARKER).stat().st_mtime_ns == stamp
+    assert not (cached / "base" / "pgsql_tmp").exists()
+    assert [p.name for p in (cache_dir / "pgdata").iterdir()] == [cached.name], "no staging dir left behind"
+
+
+def test_cache_off_and_a_half_written_cache_entry_are_ignored(cache_dir: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BRAINBENCH_PG_CACHE", "0")
+    pg = EmbeddedPostgres()
+    pg.close()
+    assert not cache_dir.exists()
+
+    monkeypatch.delenv("BRAINBENCH_PG_CACHE")
+    pg = EmbeddedPostgres()
+    pg.close()
+    [entry] = (cache_dir / "pgdata").iterdir()
+    (entry / READY_MARKER).unlink()  # what an interrupted copy would look like without the rename
+    pg = EmbeddedPostgres()
+    try:
+        assert _write_and_read(pg, "fresh") == ["fresh"]
+    finally:
+        pg.close()
+
+
+def test_concurrent_first_runs_both_get_a_working_server(cache_dir: Path) -> None:
+    code = ("from brainbench.brain.server import EmbeddedPostgres\nimport psycopg\n"
+            "pg = EmbeddedPostgres()\n"
+            "try:\n    print(psycopg.connect(pg.admin_url).execute('select 41 + 1').fetchone()[0])\n"
+            "finally:\n    pg.close()\n")
+    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(3)]
+    outputs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0], outputs
+    assert [out.strip() for out, _ in outputs] == ["42", "42", "42"]
+    assert len([p for p in (cache_dir / "pgdata").iterdir() if not p.name.startswith(".")]) == 1
+    assert not [p for p in (cache_dir / "pgdata").iterdir() if p.name.startswith(".")]
+
+
+def test_scratch_dir_is_where_the_server_lives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              cache_dir: Path) -> None:
+    monkeypatch.setenv("BRAINBENCH_SCRATCH_DIR", str(tmp_path / "scratch"))
+    (tmp_path / "scratch").mkdir()
+    assert scratch_parent() == tmp_path / "scratch"
+    pg = EmbeddedPostgres()
+    try:
+        assert pg.root.parent == tmp_path / "scratch"
+    finally:
+        pg.close()
+    assert list((tmp_path / "scratch").iterdir()) == []
