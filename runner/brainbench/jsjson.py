@@ -9,7 +9,9 @@ and ``round`` rounds half to even where JS rounds half toward +infinity.
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -108,28 +110,20 @@ def js_sorted(items: Sequence[str]) -> list[str]:
     return sorted(items, key=js_sort_key)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _quote(s: str) -> str:
     # JSON.stringify escapes only '"', '\\' and C0 controls (short forms where JSON
     # has them) plus lone surrogates; everything else -- non-ASCII, DEL, U+2028 --
-    # is emitted raw.
-    out = ['"']
-    for ch in s:
-        code = ord(ch)
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif code < 0x20:
-            out.append(_SHORT_ESCAPES.get(ch) or f"\\u{code:04x}")
-        elif 0xD800 <= code <= 0xDFFF:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
+    # is emitted raw.  Python's C encoder with ensure_ascii=False escapes exactly
+    # the same set (same lowercase \u00xx form) except surrogates, patched after.
+    out = json.dumps(s, ensure_ascii=False)
+    if _SURROGATE.search(s):
+        out = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
+    return out
 
 
-_SHORT_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def _is_array_index(key: str) -> bool:

@@ -95,6 +95,25 @@ def test_stringify_strings() -> None:
     assert js_json_dumps("😀") == '"😀"'
 
 
+def _spec_quote(text: str) -> str:
+    """JSON.stringify's QuoteJSONString (ES2019), code unit by code unit: the oracle."""
+    short = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "\\": "\\\\"}
+    out = []
+    for ch in text:
+        if ch in short:
+            out.append(short[ch])
+        elif ord(ch) < 0x20 or 0xD800 <= ord(ch) <= 0xDFFF:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+@given(st.text(alphabet=st.characters(exclude_categories=())))  # surrogates included
+def test_stringify_strings_match_the_spec_algorithm(text: str) -> None:
+    assert js_json_dumps(text) == _spec_quote(text)
+
+
 def test_stringify_nonfinite_is_null() -> None:
     assert js_json_dumps([float("nan"), float("inf")], None) == "[null,null]"
 
