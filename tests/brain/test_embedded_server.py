@@ -67,6 +67,7 @@ def test_cache_off_and_a_half_written_cache_entry_are_ignored(cache_dir: Path,
         assert _write_and_read(pg, "fresh") == ["fresh"]
     finally:
         pg.close()
+    assert (entry / READY_MARKER).is_file(), "the damaged entry is rebuilt"
 
 
 def test_concurrent_first_runs_both_get_a_working_server(cache_dir: Path) -> None:

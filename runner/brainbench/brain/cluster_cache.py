@@ -40,7 +40,10 @@ def cluster_key(initdb: Path, args: list[str], owner: str | None) -> str:
 
 
 def lookup_cluster(key: str) -> Path | None:
-    data = cache_root() / "pgdata" / key
+    try:
+        data = cache_root() / "pgdata" / key
+    except RuntimeError:  # no home directory to derive a cache dir from
+        return None
     return data if (data / READY_MARKER).is_file() else None
 
 
@@ -50,14 +53,16 @@ def store_cluster(key: str, data: Path) -> None:
     Copied into a private staging dir and renamed into place, so a reader never
     sees a half-written cluster and two concurrent first runs cannot collide.
     """
-    final = cache_root() / "pgdata" / key
     try:
+        final = cache_root() / "pgdata" / key
         final.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=final.parent))
-    except OSError:
+    except (OSError, RuntimeError):
         return
     try:
         clone_cluster(data, staging / "data")
+        if final.exists() and not (final / READY_MARKER).is_file():
+            shutil.rmtree(final, ignore_errors=True)  # a damaged entry is replaced, not kept forever
         (staging / "data").rename(final)
     except (OSError, subprocess.SubprocessError):
         pass  # lost the race to a concurrent run (its copy is as good) or no space: run uncached
