@@ -153,6 +153,29 @@ def test_timeout_kills_inside_container_and_discards_output(hook_image: str, run
     assert context_of(after)["prompt"] == "after"
 
 
+def test_wedged_exec_is_killed_from_the_host(hook_image: str, run_id: str) -> None:
+    """If the in-container timeout never fires, the host deadline kills the call's processes.
+
+    A negative grace makes the host deadline (30 - 28 = 2 s) come long before the
+    in-container timeout (30 s): exactly what a wedged supervisor looks like from outside.
+    """
+    async def body(proc: DockerSeamProcess) -> tuple[HookOutcome, float, str, str]:
+        t0 = time.monotonic()
+        o = await proc.call(HookCall(payload("spawn:60"), {}, 30.0))
+        wall = time.monotonic() - t0
+        await anyio.sleep(0.5)
+        ps = proc.container.exec_run(["/bin/sh", "-c", "for p in /proc/[0-9]*; do tr '\\0' ' ' "
+                                      "< $p/cmdline; echo; done"]).output.decode()
+        pidfiles = proc.container.exec_run(["/bin/sh", "-c", "ls -a /tmp"]).output.decode()
+        return o, wall, ps, pidfiles
+
+    o, wall, ps, pidfiles = with_seam(hook_image, run_id, "exec", body, DockerConfig(exec_grace_s=-28.0))
+    assert o.timed_out is True and o.stdout == b"" and o.exit_code is None
+    assert 2.0 <= wall < 8.0, wall
+    assert "sleep 60" not in ps and "echo_hook" not in ps and "timeout" not in ps, ps
+    assert ".brainbench-exec-" not in pidfiles, pidfiles
+
+
 def test_output_is_not_truncated_by_transport(hook_image: str, run_id: str) -> None:
     async def body(proc: DockerSeamProcess) -> HookOutcome:
         return await proc.call(HookCall(payload("big:200000", blob="y" * 1_000_000), {}, 20))

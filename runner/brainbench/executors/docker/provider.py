@@ -49,14 +49,22 @@ IDLE_COMMAND = "sleep infinity 2>/dev/null; while :; do sleep 3600; done"
 # group is killed: a leaked child would otherwise hold stdout open and eat the
 # container's pids limit.  POSIX sh points a background job's stdin at /dev/null
 # before explicit redirections, so the real stdin is handed over on fd 3.
-SUPERVISOR = ('exec 3<&0; timeout -s KILL "$0" "$@" <&3 3<&- & p=$!; exec 3<&-; '
-              'wait "$p"; rc=$?; kill -s KILL -- "-$p" 2>/dev/null; exit "$rc"')
+# The supervisor records its own pid and the timeout's (each leads a process
+# group) in a pidfile, so the host can still kill the call should the in-container
+# timeout itself wedge; the file is removed when the call ends.
+SUPERVISOR = ('pf="$0"; t="$1"; shift; exec 3<&0; timeout -s KILL "$t" "$@" <&3 3<&- & p=$!; exec 3<&-; '
+              '{ echo "$p $$" > "$pf"; } 2>/dev/null; '
+              'wait "$p"; rc=$?; kill -s KILL -- "-$p" 2>/dev/null; rm -f "$pf"; exit "$rc"')
 # Records the stream process pid (per pool slot) so a timeout can kill it.
 STREAM_WRAPPER = 'echo "$$" > "$0"; exec "$@"'
+# Kills every process group named in a pidfile (a negative pid is the group).
+KILL_BY_PIDFILE = ('for p in $(cat "$0" 2>/dev/null); do '
+                   'kill -s KILL -- "-$p" 2>/dev/null || kill -s KILL "$p" 2>/dev/null; done; rm -f "$0"')
+EXEC_PIDFILE_DIR = "/tmp"
 
 
-def supervised(timeout_s: float, command: Sequence[str]) -> list[str]:
-    return ["/bin/sh", "-c", SUPERVISOR, f"{max(timeout_s, 0.001):g}", *command]
+def supervised(timeout_s: float, command: Sequence[str], pidfile: str) -> list[str]:
+    return ["/bin/sh", "-c", SUPERVISOR, pidfile, f"{max(timeout_s, 0.001):g}", *command]
 
 
 def hook_command(command: Sequence[str]) -> list[str]:
@@ -495,7 +503,8 @@ class DockerSeamProcess(SeamProcess):
         env = {**self._base_env, **ex.container_env(call.env)}
         try:
             self._ensure_db(call.env)
-            exec_id = self._create_exec(supervised(call.timeout_s, command or self.hook_cmd), env)
+            pidfile = f"{EXEC_PIDFILE_DIR}/.brainbench-exec-{uuid.uuid4().hex}"
+            exec_id = self._create_exec(supervised(call.timeout_s, command or self.hook_cmd, pidfile), env)
             handle = HijackedExec.start(ex.api.host, ex.api.api_version, exec_id)
         except Exception as exc:
             return infra(exc)
@@ -507,10 +516,11 @@ class DockerSeamProcess(SeamProcess):
         try:
             stdout, stderr = handle.read_all(deadline)
         except TimeoutError:
-            # The in-container timeout should have fired; the exec is wedged.  Output is
-            # discarded like any timeout.
-            log.warning("docker: %s exec outlived its in-container timeout by %.1fs", self.seam,
+            # The in-container timeout should have fired; the exec is wedged.  Kill it
+            # from the host side and discard the output like any timeout.
+            log.warning("docker: %s exec outlived its in-container timeout by %.1fs; killing it", self.seam,
                         ex.config.exec_grace_s)
+            self._kill_by_pidfile(pidfile)
             return HookOutcome(None, b"", b"", True, (time.perf_counter() - start) * 1000)
         finally:
             handle.close()
@@ -536,19 +546,20 @@ class DockerSeamProcess(SeamProcess):
 
     def _kill_stream(self, slot: int, session: _StreamSession) -> None:
         self._sessions.pop(slot, None)
+        self._kill_by_pidfile(session.pidfile)
+        session.close()
+
+    def _kill_by_pidfile(self, pidfile: str) -> None:
         # docker exec cannot signal its process; kill it by the pid it recorded.  Each
         # exec is its own session leader (runc setsid), so the negative pid takes the
         # hook's children with it.
-        script = (f'p="$(cat {session.pidfile})"; [ -n "$p" ] && '
-                  '{ kill -s KILL -- "-$p" 2>/dev/null || kill -s KILL "$p"; }')
         api = self.executor.api.api
         with contextlib.suppress(Exception):
             # Detached: an attached exec_start here was observed to linger ~4 s after
             # the kill while the daemon reaps the other exec.
-            exec_id = api.exec_create(self.container.id, ["/bin/sh", "-c", script])["Id"]
+            exec_id = api.exec_create(self.container.id, ["/bin/sh", "-c", KILL_BY_PIDFILE, pidfile])["Id"]
             api.exec_start(exec_id, detach=True)
             self._exit_code(exec_id)
-        session.close()
 
     def _stream_call(self, call: HookCall, obj: dict[str, Any], slot: int, session: _StreamSession | None
                      ) -> tuple[HookOutcome, _StreamSession | None]:
