@@ -17,8 +17,14 @@ RAM_MIN_FREE = 1 << 30
 
 
 def scratch_parent() -> Path:
-    """``BRAINBENCH_SCRATCH_DIR``, else /dev/shm with ≥ 1 GiB free, else the temp dir."""
-    explicit = os.environ.get("BRAINBENCH_SCRATCH_DIR")
+    """``BRAINBENCH_SCRATCH_DIR``, else an explicitly set ``TMPDIR``, else /dev/shm with ≥ 1 GiB free,
+    else the temp dir.
+
+    An explicit TMPDIR wins over /dev/shm because it may be load-bearing: under compose
+    the runner's TMPDIR is a host dir mounted at the same path, so that sibling seam
+    containers see the transcripts at the paths the runner hands them.
+    """
+    explicit = os.environ.get("BRAINBENCH_SCRATCH_DIR") or os.environ.get("TMPDIR")
     if explicit:
         return Path(explicit)
     try:

@@ -95,3 +95,12 @@ def test_scratch_dir_is_where_the_server_lives(tmp_path: Path, monkeypatch: pyte
     finally:
         pg.close()
     assert list((tmp_path / "scratch").iterdir()) == []
+
+
+def test_an_explicit_tmpdir_wins_over_ram(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Compose mounts a host dir at the runner's TMPDIR; scratch must land there.
+    monkeypatch.delenv("BRAINBENCH_SCRATCH_DIR", raising=False)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    assert scratch_parent() == tmp_path
+    monkeypatch.setenv("BRAINBENCH_SCRATCH_DIR", str(tmp_path / "x"))
+    assert scratch_parent() == tmp_path / "x"
