@@ -126,9 +126,10 @@ def test_non_object_payloads_fail_open(hook_image: str, run_id: str, mode: str, 
         assert o.stdout == b""
 
 
-def _processes(proc: DockerSeamProcess) -> list[str]:
-    res = proc.container.exec_run(["/bin/sh", "-c", "cat /proc/[0-9]*/cmdline | tr '\\0' ' '; echo"])
-    return [line for line in res.output.decode().split("sleep") if line]
+def _process_table(proc: DockerSeamProcess) -> str:
+    """Every command line running in the seam's container, one per line."""
+    return proc.container.exec_run(["/bin/sh", "-c", "for p in /proc/[0-9]*; do tr '\\0' ' ' "
+                                    "< $p/cmdline; echo; done"]).output.decode()
 
 
 @pytest.mark.parametrize("mode", ["exec", "stream"])
@@ -138,8 +139,7 @@ def test_timeout_kills_inside_container_and_discards_output(hook_image: str, run
         o = await proc.call(HookCall(payload("spawn:30"), {}, 1.0))
         wall = time.monotonic() - t0
         await anyio.sleep(0.3)
-        ps = proc.container.exec_run(["/bin/sh", "-c", "for p in /proc/[0-9]*; do tr '\\0' ' ' "
-                                      "< $p/cmdline; echo; done"]).output.decode()
+        ps = _process_table(proc)
         after = await proc.call(HookCall(payload("after"), {}, 10))
         return o, wall, ps, after
 
@@ -164,8 +164,7 @@ def test_wedged_exec_is_killed_from_the_host(hook_image: str, run_id: str) -> No
         o = await proc.call(HookCall(payload("spawn:60"), {}, 30.0))
         wall = time.monotonic() - t0
         await anyio.sleep(0.5)
-        ps = proc.container.exec_run(["/bin/sh", "-c", "for p in /proc/[0-9]*; do tr '\\0' ' ' "
-                                      "< $p/cmdline; echo; done"]).output.decode()
+        ps = _process_table(proc)
         pidfiles = proc.container.exec_run(["/bin/sh", "-c", "ls -a /tmp"]).output.decode()
         return o, wall, ps, pidfiles
 
