@@ -33,3 +33,12 @@ def test_a_bug_exits_2_with_one_line_and_a_crash_file(tmp_path: Path) -> None:
     [crash] = tmp_path.glob("brainbench-crash-*.txt")
     assert str(crash) in proc.stderr
     assert "Traceback" in crash.read_text() and "kaboom" in crash.read_text()
+
+
+def test_cleanup_without_an_engine_is_an_error_not_a_traceback() -> None:
+    env = {**os.environ, "DOCKER_HOST": "unix:///nonexistent/docker.sock"}
+    proc = subprocess.run([sys.executable, "-m", "brainbench.cli", "cleanup"], capture_output=True, text=True,
+                          timeout=60, env=env)
+    assert proc.returncode == 2, proc.stderr
+    assert "no docker engine reachable" in (proc.stdout + proc.stderr).lower()
+    assert "Traceback" not in proc.stderr

@@ -49,7 +49,7 @@ def cleanup(
         api = DockerApi(docker_host)
     except DockerUnavailable as exc:
         console.print(f"[red]{exc}[/red]")
-        raise typer.Exit(1) from exc
+        raise typer.Exit(2) from exc
     report = remove_labelled(api, run_id=run_id, dead_only=dead_only)
     api.close()
     for name in report.containers:
