@@ -132,14 +132,20 @@ def _process_table(proc: DockerSeamProcess) -> str:
                                     "< $p/cmdline; echo; done"]).output.decode()
 
 
+async def _call_that_times_out(proc: DockerSeamProcess, prompt: str,
+                                timeout_s: float) -> tuple[HookOutcome, float, str]:
+    """(outcome, wall seconds, process table shortly after) of one call expected to time out."""
+    t0 = time.monotonic()
+    outcome = await proc.call(HookCall(payload(prompt), {}, timeout_s))
+    wall = time.monotonic() - t0
+    await anyio.sleep(0.4)  # let the kill land before looking
+    return outcome, wall, _process_table(proc)
+
+
 @pytest.mark.parametrize("mode", ["exec", "stream"])
 def test_timeout_kills_inside_container_and_discards_output(hook_image: str, run_id: str, mode: str) -> None:
     async def body(proc: DockerSeamProcess) -> tuple[HookOutcome, float, str, HookOutcome]:
-        t0 = time.monotonic()
-        o = await proc.call(HookCall(payload("spawn:30"), {}, 1.0))
-        wall = time.monotonic() - t0
-        await anyio.sleep(0.3)
-        ps = _process_table(proc)
+        o, wall, ps = await _call_that_times_out(proc, "spawn:30", 1.0)
         after = await proc.call(HookCall(payload("after"), {}, 10))
         return o, wall, ps, after
 
@@ -160,11 +166,7 @@ def test_wedged_exec_is_killed_from_the_host(hook_image: str, run_id: str) -> No
     in-container timeout (30 s): exactly what a wedged supervisor looks like from outside.
     """
     async def body(proc: DockerSeamProcess) -> tuple[HookOutcome, float, str, str]:
-        t0 = time.monotonic()
-        o = await proc.call(HookCall(payload("spawn:60"), {}, 30.0))
-        wall = time.monotonic() - t0
-        await anyio.sleep(0.5)
-        ps = _process_table(proc)
+        o, wall, ps = await _call_that_times_out(proc, "spawn:60", 30.0)
         pidfiles = proc.container.exec_run(["/bin/sh", "-c", "ls -a /tmp"]).output.decode()
         return o, wall, ps, pidfiles
 
