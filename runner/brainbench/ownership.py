@@ -1,0 +1,136 @@
+"""This process's owner identity, and whether the owner of a leftover is provably dead.
+
+Every object a run leaves in the world (container, network, database, role, scratch
+directory) records :func:`current_owner`; sweeps remove an object only when
+:func:`owner_state` says ``dead``.  ``unknown`` (another machine, a lock file we cannot
+see) is never swept automatically: removing a live run's brain would corrupt its grades.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import fcntl
+import functools
+import os
+from pathlib import Path
+
+from brainbench.models.owner import Owner, OwnerState
+from brainbench.scratch import scratch_parent
+
+LOCK_PREFIX = "brainbench-owner-"
+
+
+def _boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return "unknown"
+
+
+def _pid_ns() -> str:
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return "unknown"
+
+
+def start_ticks(pid: int) -> int | None:
+    """Field 22 of /proc/PID/stat: the process start time in clock ticks since boot."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) may contain spaces and parentheses; fields after it do not.
+    fields = raw[raw.rindex(")") + 2:].split()
+    try:
+        return int(fields[19])
+    except (IndexError, ValueError):
+        return None
+
+
+def _hold_lock(directory: Path) -> str | None:
+    """Create and hold an flock for the life of this process; None where the dir is not writable."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"{LOCK_PREFIX}{_boot_id()[:8]}-{os.getpid()}.lock"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return None
+
+    def release() -> None:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+    atexit.register(release)
+    return str(path)
+
+
+@functools.cache
+def current_owner() -> Owner:
+    pid = os.getpid()
+    return Owner(boot_id=_boot_id(), pid_ns=_pid_ns(), pid=pid, start_ticks=start_ticks(pid) or 0,
+                 lock_path=_hold_lock(scratch_parent()))
+
+
+def _lock_state(path: str) -> OwnerState:
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+    except OSError:
+        # Missing is not proof: the owner may sit in another mount namespace (a container's
+        # own /dev/shm).  A killed owner leaves its file behind, so a dead one is provable.
+        return "unknown"
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return "alive"
+    except OSError:
+        return "unknown"
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return "dead"
+    finally:
+        os.close(fd)
+
+
+def owner_state(owner: Owner | None) -> OwnerState:
+    """``dead`` only when it is provable from here; ``unknown`` is treated as alive by sweeps."""
+    if owner is None:
+        return "unknown"
+    me = current_owner()
+    if owner.boot_id != me.boot_id:
+        # Another kernel: another machine, or this one before a reboot.  We cannot tell.
+        return "unknown"
+    if owner.pid_ns == me.pid_ns:
+        ticks = start_ticks(owner.pid)
+        return "alive" if ticks is not None and ticks == owner.start_ticks else "dead"
+    if owner.lock_path:
+        return _lock_state(owner.lock_path)
+    return "unknown"
+
+
+def is_dead(owner: Owner | None) -> bool:
+    return owner_state(owner) == "dead"
+
+
+def sweep_lock_files(directory: Path | None = None) -> list[Path]:
+    """Delete lock files whose holders are gone (a SIGKILL skips atexit)."""
+    removed = []
+    for path in (directory or scratch_parent()).glob(f"{LOCK_PREFIX}*.lock"):
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            # Unlinked while we hold it, so no new owner can lock a file that is about to vanish.
+            path.unlink()
+            removed.append(path)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return removed
