@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
 from brainbench.brain.databases import BrainDatabases
 from brainbench.brain.seeding import seed_fixture
 from brainbench.brain.server import EmbeddedPostgres
@@ -16,14 +15,12 @@ from brainbench.models.corpus import Fixture
 
 
 def copy_reference_corpus(reference: Path, root: Path, ids: tuple[str, ...]) -> tuple[Path, Path]:
-    """``root/fixtures`` and ``root/gold`` holding the named reference fixtures (skips if one is missing)."""
+    """``root/fixtures`` and ``root/gold`` holding the named reference fixtures."""
     fx, gd = root / "fixtures", root / "gold"
     fx.mkdir(parents=True)
     gd.mkdir(parents=True)
     for fid in ids:
         source = reference / "corpus" / "fixtures" / f"{fid}.fixture.json"
-        if not source.exists():
-            pytest.skip(f"reference fixture {source} is missing")
         shutil.copy(source, fx)
         shutil.copy(reference / "corpus" / "gold" / f"{fid}.gold.json", gd)
     return fx, gd
@@ -34,8 +31,6 @@ def private_seeded_brain(reference: Path, fixture_id: str, run_id: str) -> Itera
                                                                                           Fixture]]:
     """A private embedded server (the caller may stop and start it) with one fixture seeded."""
     path = reference / "corpus" / "fixtures" / f"{fixture_id}.fixture.json"
-    if not path.exists():
-        pytest.skip(f"reference fixture {path} is missing")
     fixture = Fixture.model_validate(json.loads(path.read_text()))
     pg = EmbeddedPostgres()
     try:

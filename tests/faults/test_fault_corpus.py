@@ -33,8 +33,8 @@ PATH_RE = re.compile(r"^\$(\.[^.\[\]]+|\[\d+\])*$")
 
 
 def _reference_dir() -> Path:
-    # Resolved at import time for hypothesis strategies; tests skip below when it is missing.
-    return Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "corpus"
+    # Resolved at import time for hypothesis strategies (the repo's copy, see its PROVENANCE.md).
+    return Path(__file__).resolve().parents[1] / "data" / "reference" / "corpus"
 
 
 def _seed_docs() -> dict[str, tuple[Any, Any]]:
@@ -42,13 +42,11 @@ def _seed_docs() -> dict[str, tuple[Any, Any]]:
     out = {}
     for fid in SEEDS:
         fx, gd = ref / "fixtures" / f"{fid}.fixture.json", ref / "gold" / f"{fid}.gold.json"
-        if fx.exists() and gd.exists():
-            out[fid] = (json.loads(fx.read_text()), json.loads(gd.read_text()))
+        out[fid] = (json.loads(fx.read_text()), json.loads(gd.read_text()))
     return out
 
 
 SEED_DOCS = _seed_docs()
-needs_reference = pytest.mark.skipif(not SEED_DOCS, reason=f"reference corpus not found at {_reference_dir()}")
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
@@ -140,7 +138,6 @@ def test_random_json_is_a_corpus_error(fixture: Any, gold: Any) -> None:
         assert isinstance(load_or_problems(fx, gd, names), CorpusError)
 
 
-@needs_reference
 @PROPERTY
 @given(data=st.data(), target=st.sampled_from(["fixture", "gold"]),
        action=st.sampled_from(["replace", "delete", "add_key", "duplicate"]),
@@ -178,7 +175,6 @@ def _reader_docs() -> tuple[Any, Any]:
             json.loads((ref / "gold" / "cont-001-widget-pass-reader.gold.json").read_text()))
 
 
-@needs_reference
 @PROPERTY
 @given(data=st.data(), target=st.sampled_from(["fixture", "gold"]),
        action=st.sampled_from(["truncate", "insert", "overwrite"]),
@@ -208,7 +204,6 @@ def _only(outcome: Corpus | CorpusError) -> list[str]:
     return [f"{Path(p.file).name}: {p.path}: {p.rule}" for p in outcome.problems]
 
 
-@needs_reference
 def test_a_file_over_the_size_limit_is_rejected_without_reading_it() -> None:
     fixture, gold = SEED_DOCS["kta-001-deal-recall"]
     with corpus_dirs(files_for("kta-001-deal-recall", dump(fixture), dump(gold))) as (fx, gd, names):
@@ -237,7 +232,6 @@ def test_deep_nesting(depth: int) -> None:
         assert any(p.startswith("deep.fixture.json: $") for p in problems), problems
 
 
-@needs_reference
 @pytest.mark.parametrize(("damage", "needle"), [
     (lambda b: b.replace(b"Alice", b"Al\xffice", 1), "not valid UTF-8"),
     (lambda b: b.replace(b"Alice", b"Al\x00ice", 1), "invalid JSON: Invalid control character"),
@@ -253,7 +247,6 @@ def test_bad_bytes_name_the_file(damage: Any, needle: str) -> None:
     assert any(p.startswith("kta-001-deal-recall.fixture.json: $: " + needle) for p in problems), problems
 
 
-@needs_reference
 def test_escaped_nul_and_lone_surrogates_in_strings() -> None:
     fixture, gold = SEED_DOCS["kta-001-deal-recall"]
     doc = json.loads(json.dumps(fixture))
@@ -268,7 +261,6 @@ def test_escaped_nul_and_lone_surrogates_in_strings() -> None:
         assert isinstance(load_or_problems(fx, gd, names), Corpus)
 
 
-@needs_reference
 def test_a_number_too_long_to_parse_is_a_corpus_error() -> None:
     # Python refuses int literals over 4300 digits with a plain ValueError (not a JSONDecodeError).
     fixture, gold = SEED_DOCS["kta-001-deal-recall"]
@@ -278,7 +270,6 @@ def test_a_number_too_long_to_parse_is_a_corpus_error() -> None:
     assert any(p.startswith("kta-001-deal-recall.fixture.json: $: invalid JSON") for p in problems), problems
 
 
-@needs_reference
 @pytest.mark.parametrize("target", ["fixture", "gold", "both"])
 def test_a_null_document_is_not_silently_skipped(target: str) -> None:
     # ``null`` parses to None, which the loader also uses for "unreadable, already reported".

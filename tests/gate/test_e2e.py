@@ -7,8 +7,8 @@ through the codex seam only, to keep every run short.  A "seam change" swaps the
 codex seam's command (``--seams`` file: ``[seams.codex] command = …, mode = "exec"``)
 for a wrapper that drops or adds one pointer.
 
-These tests need the lead's ``brainbench run``; they skip, with the reason, only
-while that command is missing from this checkout.
+The reference fixtures are the repo's own copy (``tests/data/reference``), so nothing
+here skips.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SHARED_CORPUS = REPO_ROOT.parent / "shared" / "reference" / "corpus"
+REFERENCE_CORPUS = REPO_ROOT / "tests" / "data" / "reference" / "corpus"
 CORPUS_IDS = ("kta-001-deal-recall", "ms-001-two-source-alias")
 LOST_ITEM = "kta-001-deal-recall#4"  # "…intro email to Charlie Example…"
 # A generous hook timeout: the wrapper hooks start two interpreters per call, and a
@@ -53,43 +53,6 @@ sys.stdout.write(proc.stdout)
 sys.stderr.write(proc.stderr)
 sys.exit(proc.returncode)
 '''
-
-
-def _run_command_missing() -> str | None:
-    env = dict(os.environ, COLUMNS="300")  # rich would otherwise truncate the option table
-    try:
-        proc = subprocess.run([*BRAINBENCH, "run", "--help"], capture_output=True, text=True, timeout=120,
-                              check=False, env=env)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"`brainbench run --help` failed: {exc}"
-    text = proc.stdout + proc.stderr
-    if proc.returncode not in (0, 2) or "--compare" not in text or "--committed-baseline" not in text:
-        return f"`brainbench run` with --compare is not available yet (exit {proc.returncode})"
-    return None
-
-
-def _seam_override_missing() -> str | None:
-    env = dict(os.environ, COLUMNS="300")
-    proc = subprocess.run([*BRAINBENCH, "run", "--help"], capture_output=True, text=True, check=False, env=env)
-    if "--seams" not in proc.stdout + proc.stderr:
-        return "`brainbench run` cannot replace a seam's command (--seams) yet"
-    return None
-
-
-@pytest.fixture(scope="module")
-def run_available() -> None:
-    reason = _run_command_missing()
-    if reason:
-        pytest.skip(reason)
-    if not all((SHARED_CORPUS / "fixtures" / f"{i}.fixture.json").is_file() for i in CORPUS_IDS):
-        pytest.skip(f"reference corpus not found under {SHARED_CORPUS}")
-
-
-@pytest.fixture
-def seam_override() -> None:
-    reason = _seam_override_missing()
-    if reason:
-        pytest.skip(reason)
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -139,14 +102,14 @@ def _hook(tmp: Path, mode: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def base_repo(run_available: None, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def base_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A git repo whose main branch carries the corpus and its receipts-backed baseline."""
     repo = tmp_path_factory.mktemp("e2e") / "base"
     for sub in ("fixtures", "gold"):
         (repo / sub).mkdir(parents=True)
     for fid in CORPUS_IDS:
-        shutil.copy(SHARED_CORPUS / "fixtures" / f"{fid}.fixture.json", repo / "fixtures")
-        shutil.copy(SHARED_CORPUS / "gold" / f"{fid}.gold.json", repo / "gold")
+        shutil.copy(REFERENCE_CORPUS / "fixtures" / f"{fid}.fixture.json", repo / "fixtures")
+        shutil.copy(REFERENCE_CORPUS / "gold" / f"{fid}.gold.json", repo / "gold")
     _git(repo, "init", "-q", "-b", "main")
     _git(repo, "config", "user.email", "e2e@example.com")
     _git(repo, "config", "user.name", "e2e")
@@ -179,7 +142,7 @@ def test_baseline_is_byte_stable_and_schema_valid(repo: Path) -> None:
     assert doc["config"] == {"include_holdout": False, "llm": False, "harnesses": ["codex"],
                              "suites": ["know-to-ask"]}
     jsonschema = pytest.importorskip("jsonschema")
-    schema_path = REPO_ROOT.parent / "shared" / "reference" / "schema" / "baseline.schema.json"
+    schema_path = REPO_ROOT / "tests" / "data" / "reference" / "schema" / "baseline.schema.json"
     if schema_path.is_file():
         jsonschema.validate(doc, json.loads(schema_path.read_text()))
 
@@ -190,7 +153,7 @@ def test_unchanged_passes(repo: Path) -> None:
     assert "## Gate: PASS (same-hash)" in proc.stdout
 
 
-def test_seam_change_losing_one_gold_item_fails_naming_it(repo: Path, tmp_path: Path, seam_override: None) -> None:
+def test_seam_change_losing_one_gold_item_fails_naming_it(repo: Path, tmp_path: Path) -> None:
     proc = _gate(repo, *_hook(tmp_path, "drop"))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "## Gate: REGRESSION (same-hash)" in proc.stdout
@@ -238,8 +201,7 @@ def test_config_mismatch_is_inconclusive(repo: Path) -> None:
     assert "run config mismatch" in proc.stdout
 
 
-def test_isolation_violation_fails_even_with_matching_baseline(repo: Path, tmp_path: Path,
-                                                              seam_override: None) -> None:
+def test_isolation_violation_fails_even_with_matching_baseline(repo: Path, tmp_path: Path) -> None:
     leak = _hook(tmp_path, "leak")
     _update_baseline(repo, *leak)
     _git(repo, "commit", "-qam", "baseline recorded with the leak")
@@ -254,7 +216,7 @@ def test_allow_regression_refused_under_ci(repo: Path) -> None:
     assert "refused when CI is set" in proc.stderr
 
 
-def test_allow_regression_allowed_locally(repo: Path, tmp_path: Path, seam_override: None) -> None:
+def test_allow_regression_allowed_locally(repo: Path, tmp_path: Path) -> None:
     proc = _gate(repo, "--allow-regression", "e2e test bless", *_hook(tmp_path, "drop"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "regression allowed: e2e test bless" in proc.stdout

@@ -9,9 +9,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"
 GOLD = REPO / "gold"
-# The published reference (schemas, hand-authored fixtures) lives next to the repo,
-# both in the dev workspace and in CI: <repo>/../shared/reference.
-REFERENCE = REPO.parent / "shared" / "reference"
+# gbrain's published reference (schemas, hand-authored fixtures), copied into the repo.
+REFERENCE = REPO / "tests" / "data" / "reference"
 
 
 def load_json(path: Path) -> Any:

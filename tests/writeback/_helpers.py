@@ -12,7 +12,7 @@ from brainbench.models.corpus import Fixture, Gold
 
 REPO = Path(__file__).resolve().parents[2]
 # The published reference lives next to the repo, in the dev workspace and in CI.
-REFERENCE = REPO.parent / "shared" / "reference"
+REFERENCE = REPO / "tests" / "data" / "reference"
 
 
 def make_loaded(fixture: dict[str, Any], gold: dict[str, Any]) -> LoadedFixture:

@@ -1,4 +1,5 @@
-"""A deliberately misbehaving exec-mode hook: ``python misbehave.py BEHAVIOUR``.
+"""A deliberately misbehaving exec-mode hook: ``python misbehave.py BEHAVIOUR``
+or ``python misbehave.py mixed SEAM``.
 
 It stands in for a real adapter behind one seam (``BRAINBENCH_SEAM_COMMAND_<SEAM>``)
 and breaks the wire contract in exactly one way.  On calls where it behaves, it
@@ -7,6 +8,13 @@ injected answer from silence.
 
 Stdlib only on purpose: a hook that imports psycopg needs ~2 s to start on a
 loaded 2-core machine, which would turn every behaviour into a timeout.
+
+``mixed`` reads the plan ``FAULT_PLAN`` (JSON: fixture id → {seam, behaviour, env}),
+finds the fixture from the per-fixture ``CLAUDE_CONFIG_DIR`` the runner sets
+(``<work>/<fixture id>/<seam>/claude``: known before stdin is read, so ``crash_on_start``
+still dies without touching it) and misbehaves as planned when the plan names SEAM;
+otherwise it behaves (``clean``).  State then goes to
+``FAULT_STATE_DIR/<fixture id>``, so one run can hold every case.
 
 Environment:
   FAULT_STATE_DIR  per-session call counters, pid files and ``calls.log`` (one JSON line per invocation)
@@ -26,6 +34,18 @@ from pathlib import Path
 
 CANNED = "## Fault hook\n- Canned page → `fault/canned`"
 STATE = Path(os.environ.get("FAULT_STATE_DIR", "/nonexistent-fault-state"))
+
+
+def planned(seam: str) -> str:
+    """The behaviour the plan gives this call's fixture on ``seam`` (``clean`` when none)."""
+    global STATE
+    fixture_id = Path(os.environ["CLAUDE_CONFIG_DIR"]).parts[-3]
+    entry = json.loads(Path(os.environ["FAULT_PLAN"]).read_text()).get(fixture_id)
+    STATE = STATE / fixture_id
+    if entry is None or entry["seam"] != seam:
+        return "clean"
+    os.environ.update(entry["env"])
+    return str(entry["behaviour"])
 
 
 def answer(event: str, **extra: object) -> str:
@@ -68,7 +88,9 @@ def emit(text: str, code: int = 0, err: str = "") -> None:
     raise SystemExit(code)
 
 
-def main(behaviour: str) -> None:
+def main(behaviour: str, seam: str = "") -> None:
+    if behaviour == "mixed":
+        behaviour = planned(seam)
     if behaviour == "crash_on_start":
         # Dies before touching stdin, like a hook whose interpreter or import fails.
         emit("", 1, "fault hook: crash on start\n")
@@ -81,6 +103,8 @@ def main(behaviour: str) -> None:
     log_call(behaviour, message)
     is_prompt = event == "UserPromptSubmit"
 
+    if behaviour == "clean":
+        emit(answer(event) if is_prompt else "")
     if behaviour == "crash_on_turn":
         if is_prompt and prompt_number(message) == int(os.environ["FAULT_TURN"]):
             emit("", 1, "fault hook: crash on this turn\n")
@@ -128,4 +152,4 @@ def main(behaviour: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "")
+    main(*sys.argv[1:3])
