@@ -6,34 +6,43 @@ Exit codes: 0 ran clean (or gate passed), 1 regression, 2 error / inconclusive
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import warnings
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False,
                   help="BrainBench: a cross-harness conformance benchmark for agent memory.")
-schema_app = typer.Typer(add_completion=False, no_args_is_help=True, help="JSON Schemas of every document.")
+schema_app = typer.Typer(no_args_is_help=True, help="JSON Schemas of every document.")
 app.add_typer(schema_app, name="schema")
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_FIXTURES = REPO_ROOT / "fixtures"
-DEFAULT_GOLD = REPO_ROOT / "gold"
-
 
 @app.command()
 def validate(
-    fixtures: Annotated[Path, typer.Option(help="Fixture directory (*.fixture.json).")] = DEFAULT_FIXTURES,
-    gold: Annotated[Path, typer.Option(help="Sealed gold directory (*.gold.json).")] = DEFAULT_GOLD,
+    project: Annotated[Path | None, typer.Option(envvar="BRAINBENCH_PROJECT", show_envvar=True,
+                                                 help="Project directory (default: cwd).")] = None,
+    fixtures: Annotated[Path | None, typer.Option(envvar="BRAINBENCH_FIXTURES", show_envvar=True,
+                                                  help="Fixture directory (default: PROJECT/fixtures).")] = None,
+    gold: Annotated[Path | None, typer.Option(envvar="BRAINBENCH_GOLD", show_envvar=True,
+                                              help="Sealed gold directory (default: PROJECT/gold).")] = None,
 ) -> None:
-    """Validate a corpus and print its fixtures_hash; every problem is listed, one per line."""
-    from brainbench.cli_run import EXIT_ERROR, load_or_report
+    """Validate a corpus and print its fixtures_hash; every problem is listed, one per line.
 
-    corpus = load_or_report(fixtures, gold)
+    When the corpus has a generator ledger (fixtures/_ledger.json), its recorded
+    fixtures_hash must match the corpus.
+    """
+    from brainbench.cli_run import EXIT_ERROR, check_ledger_hash, load_or_report
+
+    root = project or Path.cwd()
+    corpus = load_or_report(fixtures or root / "fixtures", gold or root / "gold")
     if corpus is None:
+        raise typer.Exit(EXIT_ERROR)
+    stale = check_ledger_hash(corpus)
+    if stale:
+        sys.stderr.write(stale + "\n")
         raise typer.Exit(EXIT_ERROR)
     holdout = sum(1 for f in corpus.fixtures if f.fixture.is_holdout)
     typer.echo(f"ok: {len(corpus.fixtures)} fixtures ({holdout} holdout), {len(corpus.pairs)} continuity pairs")
@@ -62,7 +71,7 @@ def _split_optional_values(argv: list[str]) -> list[str]:
         nxt = argv[i + 1] if i + 1 < len(argv) else None
         if arg == "--update-baseline":
             if nxt is None or nxt.startswith("--"):
-                out += ["--update-baseline-to", str(REPO_ROOT / "baselines" / "main.json")]
+                out += ["--update-baseline"]  # the project's baselines/main.json (RunConfig)
                 i += 1
             else:
                 out += ["--update-baseline-to", nxt]
@@ -81,50 +90,27 @@ def _split_optional_values(argv: list[str]) -> list[str]:
     return out
 
 
-@app.command(context_settings={"help_option_names": ["-h", "--help"]})
-def run(
-    fixtures: Annotated[Path, typer.Option(help="Fixture directory.")] = DEFAULT_FIXTURES,
-    gold: Annotated[Path, typer.Option(help="Sealed gold directory.")] = DEFAULT_GOLD,
-    harness: Annotated[str, typer.Option(help="openclaw,claude-code,codex or all.")] = "all",
-    suite: Annotated[str, typer.Option(help="know-to-ask,push,write-back,continuity or all.")] = "all",
-    include_holdout: Annotated[bool, typer.Option(help="Score holdout fixtures (published-run mode).")] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Result JSON on stdout (one line).")] = False,
-    out: Annotated[Path | None, typer.Option(help="Write the pretty result JSON here (atomically).")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="Scoreboard: auto, markdown or table.")] = "auto",
-    compare: Annotated[Path | None, typer.Option(help="Gate against this baseline (main's).")] = None,
-    compare_current: Annotated[Path | None, typer.Option(hidden=True)] = None,
-    committed_baseline: Annotated[Path | None, typer.Option(help="Bless/hardening target.")] = None,
-    update_baseline_to: Annotated[Path | None, typer.Option("--update-baseline-to", hidden=True)] = None,
-    justification: Annotated[str | None, typer.Option(help="Reason stored with --update-baseline.")] = None,
-    allow_regression: Annotated[str | None, typer.Option(help="Local escape hatch; refused under CI.")] = None,
-    llm: Annotated[bool, typer.Option(help="Model-based write-back extractor (BRAINBENCH_LLM_* env).")] = False,
-    budget_usd: Annotated[float, typer.Option(help="Spend cap for --llm.")] = 5.0,
-    seed: Annotated[int, typer.Option(help="Recorded in the receipt.")] = 42,
-    jobs: Annotated[int, typer.Option(help="Fixtures run concurrently (default: cores).")] = os.cpu_count() or 2,
-    executor: Annotated[str, typer.Option(help="local or docker.")] = "local",
-    mode: Annotated[str, typer.Option(help="Seam invocation: stream (warm) or exec (one process per call).")] = (
-        "stream"),
-    timeout: Annotated[float, typer.Option(help="Per-hook timeout in seconds.")] = 30.0,
-    database_url: Annotated[str | None, typer.Option(envvar="BRAINBENCH_DATABASE_URL",
-                                                     help="Use this Postgres instead of the embedded one.")] = None,
-    image: Annotated[list[str] | None, typer.Option(help="SEAM=IMAGE: run a production image behind a seam.")] = None,
-    seams: Annotated[Path | None, typer.Option(help="seams.toml: per-seam image/command/mode/env/timeout.")] = None,
-    ledger: Annotated[Path | None, typer.Option(help="Append a run line here (default: next to --out).")] = None,
-    resume: Annotated[Path | None, typer.Option(help="Continue an interrupted run from its --out file.")] = None,
-    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
-) -> None:
-    """Replay the corpus through the seams, grade it, print the scoreboard (and gate it)."""
-    from brainbench.cli_run import RunRequest, execute
+RUN_HELP = "Replay the corpus through the seams, grade it, print the scoreboard (and gate it)."
 
-    code = execute(RunRequest(
-        fixtures=fixtures, gold=gold, harness=harness, suite=suite, include_holdout=include_holdout,
-        json_out=json_out, out=out, fmt=fmt, compare=compare, compare_current=compare_current,
-        committed_baseline=committed_baseline, update_baseline=update_baseline_to, justification=justification,
-        allow_regression=allow_regression, llm=llm, budget_usd=budget_usd, seed=seed, jobs=jobs,
-        executor=executor, mode=mode, timeout=timeout, database_url=database_url, images=image or [],
-        seams_file=seams, ledger=ledger, resume=resume, quiet=quiet, cmd_args=sys.argv[2:],
-    ))
-    raise typer.Exit(code)
+
+def run(**options: Any) -> None:
+    from brainbench.cli_run import execute_cli
+
+    raise typer.Exit(execute_cli(options, sys.argv[2:]))
+
+
+def _register_run(with_options: bool) -> None:
+    """Mount ``run``.  Its options are generated from ``RunConfig`` (add a flag there, not
+    here); building them imports pydantic, so only when ``run`` itself (or shell completion)
+    is what was asked for: ``brainbench --help`` and other commands stay fast."""
+    command = run
+    if with_options:
+        from brainbench.cli_options import with_run_signature
+
+        command = with_run_signature(run)
+    else:
+        command.__signature__ = inspect.Signature([])  # type: ignore[attr-defined]
+    app.command("run", help=RUN_HELP, context_settings={"help_option_names": ["-h", "--help"]})(command)
 
 
 def _mount_optional() -> None:
@@ -145,10 +131,22 @@ def _mount_optional() -> None:
         pass
 
 
+def _full_width_help_when_piped() -> None:
+    """Rich wraps at 80 columns when stdout is not a terminal, cutting flag names in half
+    (``--committed-basel…``); piped help (CI logs, ``| less``, other tools) gets room instead."""
+    if sys.stdout.isatty() or os.environ.get("COLUMNS") or os.environ.get("TERMINAL_WIDTH"):
+        return
+    import typer.rich_utils
+
+    typer.rich_utils.MAX_WIDTH = 200
+
+
 def main() -> None:
     warnings.filterwarnings("ignore", module="platformdirs")
-    _mount_optional()
+    _full_width_help_when_piped()
     argv = sys.argv[1:]
+    _register_run(with_options=argv[:1] == ["run"] or "_BRAINBENCH_COMPLETE" in os.environ)
+    _mount_optional()
     if argv[:1] == ["run"]:
         argv = ["run", *_split_optional_values(argv[1:])]
     try:
@@ -156,6 +154,12 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         raise SystemExit(130) from None
+    except (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError) as exc:
+        if exc.filename is None:
+            raise SystemExit(_report_crash(exc)) from None
+        # A file the user named is missing or unreadable: their error, not ours.
+        sys.stderr.write(f"brainbench: {exc.filename}: {exc.strerror}\n")
+        raise SystemExit(2) from None
     except Exception as exc:
         # An uncaught exception would exit 1, which callers read as "regression";
         # a bug in BrainBench is an error (2), reported in one line plus a crash file.

@@ -7,56 +7,15 @@ line; every diagnostic goes to stderr.
 
 from __future__ import annotations
 
-import os
-import shlex
 import sys
-import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
-from brainbench.models.config import RunConfig, SeamOverride
-from brainbench.models.corpus import SUITES
-from brainbench.seams.registry import DEFAULT_HARNESSES
+from brainbench.models.config import OptionsError, RunConfig
 
 EXIT_OK, EXIT_REGRESSION, EXIT_ERROR = 0, 1, 2
-
-
-@dataclass
-class RunRequest:
-    fixtures: Path
-    gold: Path
-    harness: str = "all"
-    suite: str = "all"
-    include_holdout: bool = False
-    json_out: bool = False
-    out: Path | None = None
-    fmt: str = "auto"
-    compare: Path | None = None
-    compare_current: Path | None = None
-    committed_baseline: Path | None = None
-    update_baseline: Path | None = None
-    justification: str | None = None
-    allow_regression: str | None = None
-    llm: bool = False
-    budget_usd: float = 5.0
-    seed: int = 42
-    jobs: int = 2
-    executor: str = "local"
-    mode: str = "stream"
-    timeout: float = 30.0
-    database_url: str | None = None
-    images: list[str] = field(default_factory=list)
-    seams_file: Path | None = None
-    ledger: Path | None = None
-    resume: Path | None = None
-    quiet: bool = False
-    cmd_args: list[str] = field(default_factory=list)
-
-
-class UsageError(ValueError):
-    pass
 
 
 def _err(message: str) -> None:
@@ -68,6 +27,14 @@ def load_or_report(fixtures: Path, gold: Path):  # type: ignore[no-untyped-def]
     from brainbench.corpus.errors import CorpusError
     from brainbench.corpus.loader import load_corpus
 
+    missing = [f"{flag} {path}: no such directory" for flag, path in (("--fixtures", fixtures), ("--gold", gold))
+               if not path.is_dir()]
+    if missing:
+        # One line per missing directory, not one per orphaned file on the other side.
+        for line in missing:
+            _err(f"{line} (run from a project holding fixtures/ and gold/, or pass --project DIR)")
+        return None
+
     try:
         return load_corpus(fixtures, gold)
     except CorpusError as exc:
@@ -77,77 +44,28 @@ def load_or_report(fixtures: Path, gold: Path):  # type: ignore[no-untyped-def]
         return None
 
 
-def _csv(value: str, allowed: tuple[str, ...], flag: str) -> list[str]:
-    if value.strip() == "all":
-        return list(allowed)
-    items = [v.strip() for v in value.split(",") if v.strip()]
-    unknown = [v for v in items if v not in allowed]
-    if unknown or not items:
-        raise UsageError(f"{flag}: unknown value(s) {', '.join(unknown) or '(none)'}; "
-                         f"choose from {', '.join(allowed)} or all")
-    return items
+def check_ledger_hash(corpus) -> str | None:  # type: ignore[no-untyped-def]
+    """A problem line when ``fixtures/_ledger.json`` records another fixtures_hash than the corpus has."""
+    import json
 
-
-def _seam_overrides(req: RunRequest) -> dict[str, SeamOverride]:
-    raw: dict[str, dict[str, object]] = {}
-    if req.seams_file is not None:
-        try:
-            doc = tomllib.loads(req.seams_file.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise UsageError(f"{req.seams_file}: cannot read seams config: {exc}") from exc
-        for name, body in (doc.get("seams") or doc).items():
-            if name not in DEFAULT_HARNESSES or not isinstance(body, dict):
-                raise UsageError(f"{req.seams_file}: [seams.{name}]: unknown seam (choose from "
-                                 f"{', '.join(DEFAULT_HARNESSES)})")
-            raw[name] = dict(body)
-    for item in req.images:
-        name, sep, image = item.partition("=")
-        if not sep or name not in DEFAULT_HARNESSES or not image:
-            raise UsageError(f"--image {item!r}: expected SEAM=IMAGE with SEAM one of {', '.join(DEFAULT_HARNESSES)}")
-        raw.setdefault(name, {})["image"] = image
-    for name in DEFAULT_HARNESSES:
-        # BRAINBENCH_SEAM_COMMAND_<SEAM>: swap the program behind a seam without a config file
-        # (tests use it to put a deliberately worse or broken hook behind one seam).
-        command = os.environ.get(f"BRAINBENCH_SEAM_COMMAND_{name.replace('-', '_').upper()}")
-        if command:
-            raw.setdefault(name, {}).update({"command": shlex.split(command), "mode": "exec"})
-    out = {}
-    for name, body in raw.items():
-        try:
-            out[name] = SeamOverride.model_validate(body)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            raise UsageError(f"{req.seams_file or '--image'}: seams.{name}.{where}: {first['msg']}") from exc
-    return out
-
-
-def build_config(req: RunRequest) -> RunConfig:
-    if req.executor not in ("local", "docker"):
-        raise UsageError(f"--executor: {req.executor!r} is not local or docker")
-    if req.mode not in ("exec", "stream"):
-        raise UsageError(f"--mode: {req.mode!r} is not exec or stream")
-    if req.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
+    path = corpus.fixtures_dir / "_ledger.json"
+    if not path.is_file():
+        return None
     try:
-        return RunConfig(
-            fixtures_dir=req.fixtures, gold_dir=req.gold,
-            harnesses=_csv(req.harness, DEFAULT_HARNESSES, "--harness"),  # type: ignore[arg-type]
-            suites=_csv(req.suite, SUITES, "--suite"),  # type: ignore[arg-type]
-            include_holdout=req.include_holdout, llm=req.llm, budget_usd=req.budget_usd, seed=req.seed,
-            jobs=req.jobs, executor=req.executor, mode=req.mode, timeout_s=req.timeout,  # type: ignore[arg-type]
-            database_url=req.database_url, seams=_seam_overrides(req), cmd_args=req.cmd_args,
-        )
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise UsageError(f"--{first['loc'][0]}: {first['msg']}") from exc
+        recorded = json.loads(path.read_text(encoding="utf-8")).get("fixtures_hash")
+    except (OSError, ValueError, AttributeError) as exc:
+        return f"{path}: $: not a readable ledger ({exc})"
+    if recorded != corpus.fixtures_hash:
+        return (f"{path}: $.fixtures_hash: records {str(recorded)[:12]}… but the corpus hashes to "
+                f"{corpus.fixtures_hash[:12]}… — the ledger is stale (regenerate: brainbench corpus generate)")
+    return None
 
 
-def _pure_compare(req: RunRequest) -> int:
+def _pure_compare(config: RunConfig) -> int:
     from brainbench.gate.flow import ci_from_env, compare_files, outcome_json
 
-    assert req.compare is not None and req.compare_current is not None
-    report = compare_files(req.compare, req.compare_current, allow_regression=req.allow_regression,
+    assert config.compare is not None and config.compare_current is not None
+    report = compare_files(config.compare, config.compare_current, allow_regression=config.allow_regression,
                            ci=ci_from_env())
     for message in report.messages:
         _err(message)
@@ -156,14 +74,21 @@ def _pure_compare(req: RunRequest) -> int:
     return report.exit_code
 
 
-def execute(req: RunRequest) -> int:
-    if req.compare is not None and req.compare_current is not None:
-        return _pure_compare(req)
+def execute_cli(values: dict[str, Any], cmd_args: list[str]) -> int:
+    """``brainbench run`` from what Click parsed: validate into the one model, then run it."""
+    from brainbench.cli_options import config_from_cli
+
     try:
-        config = build_config(req)
-    except UsageError as exc:
+        config = config_from_cli(values, cmd_args)
+    except OptionsError as exc:
         _err(f"brainbench run: {exc}")
         return EXIT_ERROR
+    return execute(config)
+
+
+def execute(config: RunConfig) -> int:
+    if config.compare is not None and config.compare_current is not None:
+        return _pure_compare(config)
     if config.llm:
         from brainbench.writeback.extractors import llm_configured
 
@@ -177,10 +102,10 @@ def execute(req: RunRequest) -> int:
     if not corpus.fixtures:
         _err(f"no fixtures found in {config.fixtures_dir} — refusing a vacuous pass")
         return EXIT_ERROR
-    return _run_and_report(config, corpus, req)
+    return _run_and_report(config, corpus)
 
 
-def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type: ignore[no-untyped-def]
+def _run_and_report(config: RunConfig, corpus) -> int:  # type: ignore[no-untyped-def]
     from brainbench.orchestrator.progress import progress_reporter
     from brainbench.orchestrator.run import RUN_FAILURES, Runner, run_benchmark
     from brainbench.report.files import append_ledger, atomic_write, result_compact, result_pretty
@@ -192,21 +117,21 @@ def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type:
         return EXIT_ERROR
     total = len(runner_plan.regular) + len(runner_plan.pairs)
     previous = None
-    if req.resume is not None:
+    if config.resume is not None:
         try:
-            previous = resumable(req.resume, config, corpus.fixtures_hash)
-        except UsageError as exc:
+            previous = resumable(config.resume, config, corpus.fixtures_hash)
+        except OptionsError as exc:
             _err(f"brainbench run: {exc}")
             return EXIT_ERROR
     try:
-        with progress_reporter(total, enabled=not req.quiet and sys.stderr.isatty()) as advance:
+        with progress_reporter(total, enabled=not config.quiet and sys.stderr.isatty()) as advance:
             result = run_benchmark(config, corpus, advance, resume=previous)
     except RUN_FAILURES as exc:
         _err(f"run failed: {exc}")
         return EXIT_ERROR
     run_info = result.meta.run
     if run_info is not None and not run_info.complete:
-        return _report_interrupted(result, req)
+        return _report_interrupted(result, config)
     if not result.cells and not result.seed_failures:
         _err("filters matched zero fixtures — refusing a vacuous pass")
         return EXIT_ERROR
@@ -215,9 +140,9 @@ def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type:
     from brainbench.gate.markdown import render_gate_section
 
     report = apply_gate(
-        result, harnesses=list(config.harnesses), suites=list(config.suites), compare=req.compare,
-        committed=req.committed_baseline, update_baseline=req.update_baseline, justification=req.justification,
-        allow_regression=req.allow_regression, ci=ci_from_env(),
+        result, harnesses=list(config.harnesses), suites=list(config.suites), compare=config.compare,
+        committed=config.default_committed_baseline(), update_baseline=config.update_baseline_to,
+        justification=config.justification, allow_regression=config.allow_regression, ci=ci_from_env(),
     )
     if report.outcome is not None:
         result.compare = report.outcome
@@ -226,18 +151,19 @@ def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type:
         code = max(code, EXIT_ERROR)
     if result.seed_failures:
         code = max(code, EXIT_ERROR)
-    if req.out is not None:
-        atomic_write(req.out, result_pretty(result))
-    # Every run leaves one line: next to --out, else under ./.brainbench/ (gbrain keeps .gbrain-evals/).
-    ledger = req.ledger or (req.out.parent if req.out else Path(".brainbench")) / "brainbench-ledger.jsonl"
-    append_ledger(ledger, result, code)
+    if config.out is not None:
+        atomic_write(config.out, result_pretty(result))
+    # Every run leaves one line in the project's .brainbench/ (gbrain keeps .gbrain-evals/), never
+    # next to --out: that is often a shared temp dir.
+    assert config.ledger is not None
+    append_ledger(config.ledger, result, code)
     for message in report.messages:
         _err(message)
-    if req.json_out:
+    if config.json_out:
         sys.stdout.write(result_compact(result))
     else:
         gate = render_gate_section(report.outcome) if report.outcome is not None else None
-        use_table = req.fmt == "table" or (req.fmt == "auto" and sys.stdout.isatty())
+        use_table = config.fmt == "table" or (config.fmt == "auto" and sys.stdout.isatty())
         if use_table:
             from rich.console import Console
 
@@ -259,10 +185,10 @@ def resumable(path: Path, config: RunConfig, fixtures_hash: str):  # type: ignor
     try:
         previous = RunResult.model_validate_json(path.read_text(encoding="utf-8"))
     except (OSError, ValidationError) as exc:
-        raise UsageError(f"--resume {path}: not a readable result file ({str(exc).splitlines()[0]})") from exc
+        raise OptionsError(f"--resume {path}: not a readable result file ({str(exc).splitlines()[0]})") from exc
     run = previous.meta.run
     if run is None or run.complete:
-        raise UsageError(f"--resume {path}: that run completed; nothing to resume")
+        raise OptionsError(f"--resume {path}: that run completed; nothing to resume")
     mismatches = []
     if previous.receipt.fixtures_hash != fixtures_hash:
         mismatches.append("fixtures_hash")
@@ -275,22 +201,22 @@ def resumable(path: Path, config: RunConfig, fixtures_hash: str):  # type: ignor
     if run.suites != list(config.suites):
         mismatches.append("suites")
     if mismatches:
-        raise UsageError(f"--resume {path}: refusing, the run differs in {', '.join(mismatches)}")
+        raise OptionsError(f"--resume {path}: refusing, the run differs in {', '.join(mismatches)}")
     return previous
 
 
-def _report_interrupted(result, req: RunRequest) -> int:  # type: ignore[no-untyped-def]
+def _report_interrupted(result, config: RunConfig) -> int:  # type: ignore[no-untyped-def]
     from brainbench.report.files import atomic_write, result_pretty
     from brainbench.report.scoreboard import render_markdown
 
     run = result.meta.run
     code = 130 if run.interrupted_by == "SIGINT" else 143
-    if req.out is not None:
-        atomic_write(req.out, result_pretty(result))
+    if config.out is not None:
+        atomic_write(config.out, result_pretty(result))
         _err(f"interrupted by {run.interrupted_by}: partial result ({len(run.completed_fixtures)} fixtures) "
-             f"written to {req.out}; continue with --resume {req.out}")
+             f"written to {config.out}; continue with --resume {config.out}")
     else:
         _err(f"interrupted by {run.interrupted_by}; nothing written (no --out)")
-    if not req.json_out:
+    if not config.json_out:
         sys.stdout.write(render_markdown(result))
     return code

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 from brainbench.gate.baseline import canonical_baseline, parse_baseline, write_baseline
-from brainbench.gate.flow import apply_gate, ci_from_env, compare_files, default_baseline_path, outcome_json
+from brainbench.gate.flow import apply_gate, ci_from_env, compare_files, outcome_json
+from brainbench.models.config import RunConfig
 from brainbench.models.result import SeedFailure
 
 from ._builders import KTA_METRICS, PUSH_METRICS, make_cell, make_result, row
@@ -69,6 +70,20 @@ def test_update_baseline_before_compare_makes_it_the_committed(tmp_path: Path) -
     assert parse_baseline(target).justification == "kta-001 is deliberately out of scope now"
 
 
+def test_an_adverse_update_warns_that_it_needs_a_justification(tmp_path: Path) -> None:
+    target = _main_file(tmp_path)  # the committed baseline being replaced
+    report = _gate(_lost_one_item(), tmp_path, update_baseline=target)
+    assert report.exit_code == 0
+    [warning] = [m for m in report.messages if m.startswith("warning:")]
+    assert "openclaw/know-to-ask gold_failed" in warning and "--justification" in warning
+    # With a justification, or when nothing moved adversely, there is nothing to warn about.
+    _main_file(tmp_path)
+    report = _gate(_lost_one_item(), tmp_path, update_baseline=target, justification="scope change")
+    assert not [m for m in report.messages if m.startswith("warning:")]
+    report = _gate(make_result(), tmp_path, update_baseline=target)
+    assert not [m for m in report.messages if m.startswith("warning:")]
+
+
 def test_update_twice_is_byte_identical(tmp_path: Path) -> None:
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     _gate(make_result(harness_sha="1"), tmp_path, update_baseline=a)
@@ -110,9 +125,15 @@ def test_bad_main_baseline_exits_2(tmp_path: Path) -> None:
     assert report.exit_code == 2 and str(bad) in report.messages[0]
 
 
-def test_committed_default_is_repo_baseline() -> None:
-    assert default_baseline_path().parts[-2:] == ("baselines", "main.json")
-    assert (default_baseline_path().parents[1] / "pyproject.toml").is_file()
+def test_committed_default_is_the_corpus_projects_baseline(tmp_path: Path) -> None:
+    project, foreign = tmp_path / "project", tmp_path / "elsewhere"
+    (project / "baselines").mkdir(parents=True)
+    config = RunConfig(project=project)
+    assert config.default_committed_baseline() is None  # no file yet: no committed baseline
+    (project / "baselines" / "main.json").write_text("{}")
+    assert config.default_committed_baseline() == project / "baselines" / "main.json"
+    # A corpus outside the project (gbrain's, say) has no committed baseline of ours.
+    assert RunConfig(project=project, fixtures_dir=foreign / "fixtures").default_committed_baseline() is None
 
 
 def test_ci_from_env() -> None:

@@ -33,11 +33,11 @@ def _perfect_review(sample: dict, gold_dir: Path) -> dict:
 
 def test_generate_sample_check_labels_round_trip(tmp_path: Path) -> None:
     root = _repo_copy(tmp_path)
-    res = runner.invoke(app, ["generate", "--seed", "42", "--out", str(root)])
+    res = runner.invoke(app, ["generate", "--seed", "42", "--project", str(root)])
     assert res.exit_code == 0, res.output
     assert (root / "fixtures" / "_ledger.json").read_bytes() == (FIXTURES / "_ledger.json").read_bytes()
 
-    res = runner.invoke(app, ["sample", "--fraction", "0.1", "--seed", "3", "--out", str(root)])
+    res = runner.invoke(app, ["sample", "--fraction", "0.1", "--seed", "3", "--project", str(root)])
     assert res.exit_code == 0, res.output
     sample = json.loads(res.stdout)
     assert "gold" not in res.stdout and "should_retrieve\": true" not in res.stdout
@@ -50,7 +50,7 @@ def test_generate_sample_check_labels_round_trip(tmp_path: Path) -> None:
     item["labels"][first_key]["should_retrieve"] = True
     path = tmp_path / "review.json"
     path.write_text(json.dumps(review), encoding="utf-8")
-    res = runner.invoke(app, ["check-labels", str(path), "--out", str(root), "--reviewer", "test",
+    res = runner.invoke(app, ["check-labels", str(path), "--project", str(root), "--reviewer", "test",
                               "--date", "2026-01-02"])
     assert res.exit_code == 0, res.output
     ledger = load_json(root / "fixtures" / "_ledger.json")
@@ -59,9 +59,9 @@ def test_generate_sample_check_labels_round_trip(tmp_path: Path) -> None:
     assert gv["disagreements"] == [f"{item['fixture_id']}#{first_key}"]
 
     # Regeneration with unchanged gold keeps the receipt; a different seed drops it.
-    assert runner.invoke(app, ["generate", "--seed", "42", "--out", str(root)]).exit_code == 0
+    assert runner.invoke(app, ["generate", "--seed", "42", "--project", str(root)]).exit_code == 0
     assert load_json(root / "fixtures" / "_ledger.json")["gold_validation"] == gv
-    assert runner.invoke(app, ["generate", "--seed", "43", "--out", str(root)]).exit_code == 0
+    assert runner.invoke(app, ["generate", "--seed", "43", "--project", str(root)]).exit_code == 0
     assert load_json(root / "fixtures" / "_ledger.json")["gold_validation"]["status"] == "pending"
 
 

@@ -53,7 +53,7 @@ def clean_run(reference: Path, tmp_path_factory: pytest.TempPathFactory) -> Run:
 
 
 def test_clean_run_exit_0_scoreboard_and_file(clean_run: Run) -> None:
-    proc, out, _ = clean_run
+    proc, out, root = clean_run
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("# BrainBench scoreboard")
     assert "| openclaw | production | know-to-ask |" in proc.stdout
@@ -64,8 +64,11 @@ def test_clean_run_exit_0_scoreboard_and_file(clean_run: Run) -> None:
     for harness in ("openclaw", "claude-code", "codex"):
         assert cells[f"{harness}/write-back"]["metrics"] == {"write_back_fidelity": 1, "provenance_accuracy": 1}
         assert cells[f"{harness}/continuity"]["metrics"]["continuity_rate"] == 1
-    assert (out.parent / "brainbench-ledger.jsonl").read_text().count("\n") == 1
+    # The ledger lives in the project's .brainbench/ (the cwd here), never next to --out.
+    assert (root / ".brainbench" / "brainbench-ledger.jsonl").read_text().count("\n") == 1
+    assert not (out.parent / "brainbench-ledger.jsonl").exists()
     assert not list(out.parent.glob(".result.json.*")), "temp file left behind"
+    assert out.stat().st_mode & 0o777 == 0o644
 
 
 def test_result_validates_against_our_schema_and_gbrains(reference: Path, clean_run: Run) -> None:

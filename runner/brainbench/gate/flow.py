@@ -24,6 +24,7 @@ from brainbench.gate.compare import compare_baselines, exit_code_for, failed_ite
 from brainbench.jsjson import js_json_dumps
 
 if TYPE_CHECKING:
+    from brainbench.models.baseline import Baseline
     from brainbench.models.result import CompareOutcome, RunResult
 
 __all__ = [
@@ -33,22 +34,12 @@ __all__ = [
     "apply_gate",
     "ci_from_env",
     "compare_files",
-    "default_baseline_path",
     "outcome_json",
 ]
 
 BASELINE_RELPATH = Path("baselines") / "main.json"
 EXIT_INCONCLUSIVE = 2
 MAX_NAMED_ITEMS = 25
-
-
-def default_baseline_path() -> Path:
-    """The repository's committed baseline (``<repo>/baselines/main.json``).
-
-    Resolved from the package location, not the cwd, so the bundled default works
-    from any directory -- as gbrain resolves its bundled baseline from the package root.
-    """
-    return Path(__file__).resolve().parents[3] / BASELINE_RELPATH
 
 
 def ci_from_env(env: Mapping[str, str] | None = None) -> bool:
@@ -114,8 +105,8 @@ def apply_gate(
       BEFORE comparing, so a local ``--update-baseline --compare main.json`` sees its
       own update as the committed baseline.  Refused when the run has seed failures.
     * ``compare``: main's baseline.  ``committed`` is the bless/hardening target;
-      ``None`` means the repository's ``baselines/main.json``; a missing file means
-      "no committed baseline".
+      ``None`` or a missing file means "no committed baseline" (the CLI resolves the
+      default from the corpus's project: ``RunConfig.default_committed_baseline``).
     * ``allow_regression`` is a local escape hatch and is refused under CI, before
       anything is written.
     * Seed failures make the run invalid: exit 2 whatever the verdict.
@@ -140,6 +131,8 @@ def apply_gate(
             baseline = canonical_baseline(
                 result, harnesses=harnesses, suites=suites, justification=justification
             )
+            if justification is None:
+                _warn_if_justification_needed(report, baseline, compare or update_baseline)
             write_baseline(baseline, update_baseline)
             report.baseline_written = update_baseline
             report.messages.append(f"wrote baseline {update_baseline}")
@@ -147,8 +140,7 @@ def apply_gate(
     if compare is not None:
         try:
             main = parse_baseline(compare)
-            committed_path = committed if committed is not None else default_baseline_path()
-            committed_baseline = parse_baseline(committed_path) if committed_path.is_file() else None
+            committed_baseline = parse_baseline(committed) if committed is not None and committed.is_file() else None
         except BaselineError as exc:
             return report.fail(f"compare failed: {exc}")
         current = canonical_baseline(result, harnesses=harnesses, suites=suites)
@@ -163,6 +155,24 @@ def apply_gate(
         ids = ", ".join(f.fixture_id for f in result.seed_failures)
         report.fail(f"SEED FAILURES ({len(result.seed_failures)}) — run is invalid: {ids}")
     return report
+
+
+def _warn_if_justification_needed(report: GateReport, baseline: Baseline, reference: Path) -> None:
+    """Say so now when the new baseline moves adversely vs the one it replaces (or main's):
+    the gate will refuse it without a ``justification``, and exit 0 here would hide that."""
+    if not reference.is_file():
+        return
+    try:
+        previous = parse_baseline(reference)
+    except BaselineError:
+        return
+    breaches = compare_baselines(baseline, previous).breaches
+    if breaches:
+        cells = ", ".join(sorted({f"{b.cell} {b.metric}" for b in breaches})[:5])
+        report.messages.append(
+            f"warning: the new baseline regresses vs {reference} ({cells}) — the gate will need a "
+            'justification: re-run with --update-baseline --justification "why" and commit that'
+        )
 
 
 def compare_files(base: Path, current: Path, *, allow_regression: str | None = None,

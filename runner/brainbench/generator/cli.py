@@ -15,19 +15,27 @@ import typer
 
 app = typer.Typer(help="Generate, sample and validate the BrainBench corpus.", no_args_is_help=True)
 
-_Out = Annotated[Path | None, typer.Option("--out", help="Repo root containing fixtures/ and gold/.")]
+_Project = Annotated[Path | None, typer.Option("--project", envvar="BRAINBENCH_PROJECT", show_envvar=True,
+                                               help="Project containing fixtures/ and gold/ (default: cwd).")]
+# `--out` named a directory here but a result file for `run`; renamed to --project.
+# Still accepted for one release (deprecated, hidden).
+_Out = Annotated[Path | None, typer.Option("--out", hidden=True, help="Deprecated spelling of --project.")]
 _Fix = Annotated[Path | None, typer.Option("--fixtures", help="Fixture dir (overrides --out).")]
 _Gold = Annotated[Path | None, typer.Option("--gold", help="Gold dir (overrides --out).")]
 
 
-def _dirs(out: Path | None, fixtures: Path | None, gold: Path | None) -> tuple[Path, Path]:
-    root = out if out is not None else Path(".")
+def _dirs(project: Path | None, out: Path | None, fixtures: Path | None, gold: Path | None) -> tuple[Path, Path]:
+    if out is not None:
+        sys.stderr.write("brainbench corpus: --out DIR is deprecated and will be removed in the next release; "
+                         "use --project DIR\n")
+    root = project or out or Path(".")
     return (fixtures or root / "fixtures", gold or root / "gold")
 
 
 @app.command()
 def generate(
     seed: Annotated[int, typer.Option(help="PRNG seed; the committed corpus uses 42.")] = 42,
+    project: _Project = None,
     out: _Out = None,
     fixtures: _Fix = None,
     gold: _Gold = None,
@@ -35,7 +43,7 @@ def generate(
     """Delete and rewrite the gen-* fixture/gold files and fixtures/_ledger.json."""
     from brainbench.generator import generate_and_write
 
-    fixtures_dir, gold_dir = _dirs(out, fixtures, gold)
+    fixtures_dir, gold_dir = _dirs(project, out, fixtures, gold)
     corpus, ledger = generate_and_write(seed, fixtures_dir, gold_dir)
     typer.echo(f"generated {len(corpus.fixtures)} fixtures (seed {seed}, holdout {ledger['holdout']}, "
                f"gold turns {ledger['gold_turns']}) into {fixtures_dir} and {gold_dir}")
@@ -46,6 +54,7 @@ def generate(
 def sample(
     fraction: Annotated[float, typer.Option(help="Share of fixtures per category.")] = 0.1,
     seed: Annotated[int, typer.Option(help="Sampling seed.")] = 1,
+    project: _Project = None,
     out: _Out = None,
     fixtures: _Fix = None,
     gold: _Gold = None,
@@ -55,7 +64,7 @@ def sample(
     from brainbench.generator.sample import build_sample
     from brainbench.generator.write import dumps
 
-    fixtures_dir, _ = _dirs(out, fixtures, gold)
+    fixtures_dir, _ = _dirs(project, out, fixtures, gold)
     text = dumps(build_sample(fixtures_dir, fraction, seed))
     if output is None:
         sys.stdout.write(text)
@@ -67,6 +76,7 @@ def sample(
 @app.command("check-labels")
 def check_labels_cmd(
     review: Annotated[Path, typer.Argument(help="The reviewer's filled-in sample JSON.")],
+    project: _Project = None,
     out: _Out = None,
     fixtures: _Fix = None,
     gold: _Gold = None,
@@ -78,8 +88,13 @@ def check_labels_cmd(
     from brainbench.generator.labels import check_labels, record_receipt
     from brainbench.generator.ledger import ledger_path
 
-    fixtures_dir, gold_dir = _dirs(out, fixtures, gold)
-    data = json.loads(review.read_text(encoding="utf-8"))
+    fixtures_dir, gold_dir = _dirs(project, out, fixtures, gold)
+    try:
+        data = json.loads(review.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        sys.stderr.write(f"brainbench corpus check-labels: {review}: cannot read the review: "
+                         f"{getattr(exc, 'strerror', None) or exc}\n")
+        raise typer.Exit(2) from None
     result = check_labels(data, gold_dir)
     typer.echo(json.dumps(result, indent=2))
     if record:

@@ -1,17 +1,58 @@
-"""How a run is configured: every knob the CLI exposes, in one validated shape."""
+"""How a run is configured: the one options model from the command line to the executors.
+
+Every knob of ``brainbench run`` is a field of :class:`RunConfig`, declared once with
+:func:`option`: its help text, its flag (default ``--<field-name>``) and its
+environment variable (``BRAINBENCH_<FLAG>``, e.g. ``BRAINBENCH_FIXTURES``) live on the field, and the CLI
+command is generated from the model (``brainbench.cli_options``).  Flags, env vars
+and the ``--seams`` file all land here, once; the orchestrator and executors read
+the validated model and nothing else.
+
+Adding an option is one field: ``keep: bool = option(False, "Keep the run directory.")``.
+"""
 
 from __future__ import annotations
 
 import os
+import shlex
+import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from brainbench.models.corpus import SUITES, Suite
-from brainbench.models.result import Harness
+from brainbench.models.result import HARNESSES, Harness
 
 DEFAULT_TIMEOUT_S = 30.0
+LEDGER_RELPATH = Path(".brainbench") / "brainbench-ledger.jsonl"
+BASELINE_RELPATH = Path("baselines") / "main.json"
+ENV_PREFIX = "BRAINBENCH_"
+
+
+def option(default: Any = None, help: str = "", *, flag: str | None = None, hidden: bool = False,
+           cli_type: Any = None, env: bool = True, **field_kwargs: Any) -> Any:
+    """A :class:`RunConfig` field that is also a ``brainbench run`` option.
+
+    ``flag`` defaults to ``--<field-name-with-dashes>``; the env var is ``BRAINBENCH_<FLAG>``
+    (``--database-url``: ``BRAINBENCH_DATABASE_URL``) unless ``env=False``; ``cli_type`` is
+    what the command line parses when it differs from the field's type (``--harness a,b``
+    is a string that the model splits into a list).
+    """
+    cli = {"flag": flag, "hidden": hidden, "cli_type": cli_type, "env": env}
+    factory = field_kwargs.pop("default_factory", None)
+    if factory is not None:
+        return Field(default_factory=factory, description=help, json_schema_extra={"cli": cli}, **field_kwargs)
+    return Field(default, description=help, json_schema_extra={"cli": cli}, **field_kwargs)
+
+
+def cli_spec(name: str, info: Any) -> dict[str, Any] | None:
+    """The CLI metadata of one field (None for fields that are not options)."""
+    extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+    cli = extra.get("cli")
+    if not isinstance(cli, dict):
+        return None
+    flag = cli["flag"] or "--" + name.replace("_", "-")
+    return {**cli, "flag": flag, "envvar": ENV_PREFIX + flag[2:].replace("-", "_").upper() if cli["env"] else None}
 
 
 class SeamOverride(BaseModel):
@@ -27,21 +68,161 @@ class SeamOverride(BaseModel):
     kind: Literal["production", "contract"] | None = None
 
 
+class OptionsError(ValueError):
+    """A user error in the options: one line, naming the flag or file and field."""
+
+
+def _csv(value: object, allowed: tuple[str, ...], flag: str) -> object:
+    if not isinstance(value, str):
+        return value
+    if value.strip() == "all":
+        return list(allowed)
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    unknown = [v for v in items if v not in allowed]
+    if unknown or not items:
+        raise OptionsError(f"{flag}: unknown value(s) {', '.join(unknown) or '(none)'}; "
+                           f"choose from {', '.join(allowed)} or all")
+    return items
+
+
+def _seams_from(seams_file: Path | None, images: list[str]) -> dict[str, dict[str, object]]:
+    """The ``--seams`` file, ``--image SEAM=IMAGE`` and ``BRAINBENCH_SEAM_COMMAND_<SEAM>``, merged."""
+    raw: dict[str, dict[str, object]] = {}
+    if seams_file is not None:
+        try:
+            doc = tomllib.loads(Path(seams_file).read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise OptionsError(f"{seams_file}: cannot read seams config: {exc}") from exc
+        for name, body in (doc.get("seams") or doc).items():
+            if name not in HARNESSES or not isinstance(body, dict):
+                raise OptionsError(f"{seams_file}: [seams.{name}]: unknown seam (choose from {', '.join(HARNESSES)})")
+            raw[name] = dict(body)
+    for item in images:
+        name, sep, image = item.partition("=")
+        if not sep or name not in HARNESSES or not image:
+            raise OptionsError(f"--image {item!r}: expected SEAM=IMAGE with SEAM one of {', '.join(HARNESSES)}")
+        raw.setdefault(name, {})["image"] = image
+    for name in HARNESSES:
+        # Swap the program behind a seam without a config file (tests put a deliberately
+        # worse or broken hook behind one seam this way).
+        command = os.environ.get(f"{ENV_PREFIX}SEAM_COMMAND_{name.replace('-', '_').upper()}")
+        if command:
+            raw.setdefault(name, {}).update({"command": shlex.split(command), "mode": "exec"})
+    for name, body in raw.items():
+        try:
+            SeamOverride.model_validate(body)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise OptionsError(f"{seams_file or '--image'}: seams.{name}.{where}: {first['msg']}") from exc
+    return raw
+
+
 class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    fixtures_dir: Path
-    gold_dir: Path
-    harnesses: list[Harness] = Field(default_factory=lambda: ["openclaw", "claude-code", "codex"])
-    suites: list[Suite] = Field(default_factory=lambda: list(SUITES))
-    include_holdout: bool = False
-    llm: bool = False
-    budget_usd: float = Field(default=5.0, gt=0)
-    seed: int = 42
-    jobs: int = Field(default_factory=lambda: os.cpu_count() or 2, ge=1)
-    executor: Literal["local", "docker"] = "local"
-    mode: Literal["exec", "stream"] = "stream"
-    timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0)
-    database_url: str | None = None
+    # --- where: the project and its corpus ---------------------------------------------
+    project: Path = option(
+        default_factory=Path.cwd,
+        help="Project directory: default fixtures/, gold/, baselines/ and .brainbench/ live here.")
+    fixtures_dir: Path = option(None, "Fixture directory (default: PROJECT/fixtures).", flag="--fixtures",  # type: ignore[arg-type]
+                                cli_type=Path | None)
+    gold_dir: Path = option(None, "Sealed gold directory (default: PROJECT/gold).", flag="--gold",  # type: ignore[arg-type]
+                            cli_type=Path | None)
+
+    # --- what: the slice of the corpus -------------------------------------------------
+    harnesses: list[Harness] = option(default_factory=lambda: list(HARNESSES),
+                                      help="openclaw,claude-code,codex or all.", flag="--harness", cli_type=str)
+    suites: list[Suite] = option(default_factory=lambda: list(SUITES),
+                                 help="know-to-ask,push,write-back,continuity or all.", flag="--suite", cli_type=str)
+    include_holdout: bool = option(False, "Score holdout fixtures (published-run mode).")
+    llm: bool = option(False, "Model-based write-back extractor (BRAINBENCH_LLM_* env).")
+    budget_usd: float = option(5.0, "Spend cap for --llm.", gt=0)
+    seed: int = option(42, "Recorded in the receipt.")
+
+    # --- how: executors and seams ------------------------------------------------------
+    jobs: int = option(default_factory=lambda: os.cpu_count() or 2, ge=1,
+                       help="Fixtures run concurrently (default: the number of cores).")
+    executor: Literal["local", "docker"] = option("local", "local or docker.", cli_type=str)
+    mode: Literal["exec", "stream"] = option("stream", "Seam invocation: stream (warm) or exec (one process per call).",
+                                             cli_type=str)
+    timeout_s: float = option(DEFAULT_TIMEOUT_S, "Per-hook timeout in seconds.", flag="--timeout", gt=0)
+    database_url: str | None = option(None, "Use this Postgres instead of the embedded one.")
+    images: list[str] = option(default_factory=list, help="SEAM=IMAGE: run a production image behind a seam.",
+                               flag="--image", env=False)
+    seams_file: Path | None = option(None, "seams.toml: per-seam image/command/mode/env/timeout.", flag="--seams")
     seams: dict[str, SeamOverride] = Field(default_factory=dict)
+
+    # --- outputs -----------------------------------------------------------------------
+    out: Path | None = option(None, "Write the pretty result JSON to this file (atomically).")
+    json_out: bool = option(False, "Result JSON on stdout (one line).", flag="--json")
+    fmt: Literal["auto", "markdown", "table"] = option("auto", "Scoreboard: auto, markdown or table.",
+                                                       flag="--format", cli_type=str)
+    ledger: Path | None = option(None, "Append a run line here (default: PROJECT/.brainbench/brainbench-ledger.jsonl).")
+    resume: Path | None = option(None, "Continue an interrupted run from its --out file.")
+    quiet: bool = option(False, "No progress bar.")
+
+    # --- gate --------------------------------------------------------------------------
+    compare: Path | None = option(None, "Gate against this baseline (main's). `--compare BASE CURRENT` compares "
+                                        "two files without a run.")
+    compare_current: Path | None = option(None, hidden=True, env=False)
+    committed_baseline: Path | None = option(
+        None, "Bless/hardening target (default: PROJECT/baselines/main.json when the corpus is in PROJECT and "
+              "that file exists).")
+    update_baseline: bool = option(False, "Write the run's baseline (`--update-baseline [FILE]`, default "
+                                          "PROJECT/baselines/main.json); an adverse move needs --justification.")
+    update_baseline_to: Path | None = option(None, hidden=True, env=False)
+    justification: str | None = option(None, "Reason stored with --update-baseline.")
+    allow_regression: str | None = option(None, "Local escape hatch; refused under CI.")
+
+    # The argv as given, recorded in the receipt (not an option).
     cmd_args: list[str] = Field(default_factory=list)
+
+    @field_validator("harnesses", mode="before")
+    @classmethod
+    def _split_harnesses(cls, value: object) -> object:
+        return _csv(value, get_args(Harness), "--harness")
+
+    @field_validator("suites", mode="before")
+    @classmethod
+    def _split_suites(cls, value: object) -> object:
+        return _csv(value, SUITES, "--suite")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _project_defaults(cls, data: Any) -> Any:
+        """Paths the user left out resolve from the project (the working directory unless
+        --project / BRAINBENCH_PROJECT), never from where the package is installed."""
+        if not isinstance(data, dict):
+            return data
+        data = {k: v for k, v in data.items() if v is not None}
+        project = Path(data.get("project") or Path.cwd())
+        data["project"] = project
+        data.setdefault("fixtures_dir", project / "fixtures")
+        data.setdefault("gold_dir", project / "gold")
+        if data.get("seams_file") is not None or data.get("images") or "seams" not in data:
+            data["seams"] = {**_seams_from(data.get("seams_file"), list(data.get("images") or [])),
+                             **(data.get("seams") or {})}
+        return data
+
+    @model_validator(mode="after")
+    def _gate_defaults(self) -> RunConfig:
+        if self.update_baseline and self.update_baseline_to is None:
+            self.update_baseline_to = self.project / BASELINE_RELPATH
+        if self.update_baseline_to is not None:
+            self.update_baseline = True
+        if self.ledger is None:
+            self.ledger = self.project / LEDGER_RELPATH
+        return self
+
+    def default_committed_baseline(self) -> Path | None:
+        """The committed baseline of the corpus's project: ``PROJECT/baselines/main.json`` when the
+        fixtures live in PROJECT and the file exists; otherwise none (a foreign corpus has none)."""
+        if self.committed_baseline is not None:
+            return self.committed_baseline
+        candidate = self.project / BASELINE_RELPATH
+        try:
+            self.fixtures_dir.resolve().relative_to(self.project.resolve())
+        except ValueError:
+            return None
+        return candidate if candidate.is_file() else None
