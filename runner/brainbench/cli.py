@@ -20,6 +20,21 @@ app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False,
 schema_app = typer.Typer(no_args_is_help=True, help="JSON Schemas of every document.")
 app.add_typer(schema_app, name="schema")
 
+
+def _print_version(value: bool) -> None:
+    if value:
+        from brainbench.version import version_line
+
+        typer.echo(version_line())
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                                help="Print version, source revision and hook contract version.")]
+          = False) -> None:
+    pass
+
 @app.command()
 def validate(
     project: Annotated[Path | None, typer.Option(envvar="BRAINBENCH_PROJECT", show_envvar=True,
