@@ -106,6 +106,9 @@ def _split_optional_values(argv: list[str]) -> list[str]:
 
 
 RUN_HELP = "Replay the corpus through the seams, grade it, print the scoreboard (and gate it)."
+EVAL_HELP = ("gbrain-evals' spelling of `run`: `brainbench eval brainbench --harness all --suite all --json "
+             "--out FILE [--include-holdout]`, from a project (checkout) holding fixtures/ and gold/.")
+eval_app = typer.Typer(no_args_is_help=True, help="Benchmarks under gbrain's `eval` spelling (see `eval brainbench`).")
 
 
 def run(**options: Any) -> None:
@@ -114,18 +117,27 @@ def run(**options: Any) -> None:
     raise typer.Exit(execute_cli(options, sys.argv[2:]))
 
 
-def _register_run(with_options: bool) -> None:
-    """Mount ``run``.  Its options are generated from ``RunConfig`` (add a flag there, not
-    here); building them imports pydantic, so only when ``run`` itself (or shell completion)
-    is what was asked for: ``brainbench --help`` and other commands stay fast."""
-    command = run
-    if with_options:
-        from brainbench.cli_options import with_run_signature
+def eval_brainbench(**options: Any) -> None:
+    from brainbench.cli_run import execute_cli
 
-        command = with_run_signature(run)
-    else:
-        command.__signature__ = inspect.Signature([])  # type: ignore[attr-defined]
-    app.command("run", help=RUN_HELP, context_settings={"help_option_names": ["-h", "--help"]})(command)
+    raise typer.Exit(execute_cli(options, sys.argv[3:]))
+
+
+def _register_run(with_options: bool) -> None:
+    """Mount ``run`` and ``eval brainbench``.  Their options are generated from ``RunConfig``
+    (add a flag there, not here); building them imports pydantic, so only when one of them
+    (or shell completion) is what was asked for: ``brainbench --help`` stays fast."""
+    settings = {"help_option_names": ["-h", "--help"]}
+    for command, target, name, text in ((run, app, "run", RUN_HELP),
+                                        (eval_brainbench, eval_app, "brainbench", EVAL_HELP)):
+        if with_options:
+            from brainbench.cli_options import with_run_signature
+
+            with_run_signature(command)
+        else:
+            command.__signature__ = inspect.Signature([])  # type: ignore[attr-defined]
+        target.command(name, help=text, context_settings=settings)(command)
+    app.add_typer(eval_app, name="eval")
 
 
 def _mount_optional() -> None:
@@ -160,10 +172,13 @@ def main() -> None:
     warnings.filterwarnings("ignore", module="platformdirs")
     _full_width_help_when_piped()
     argv = sys.argv[1:]
-    _register_run(with_options=argv[:1] == ["run"] or "_BRAINBENCH_COMPLETE" in os.environ)
+    runs = argv[:1] == ["run"] or argv[:2] == ["eval", "brainbench"]
+    _register_run(with_options=runs or "_BRAINBENCH_COMPLETE" in os.environ)
     _mount_optional()
     if argv[:1] == ["run"]:
         argv = ["run", *_split_optional_values(argv[1:])]
+    elif argv[:2] == ["eval", "brainbench"]:
+        argv = ["eval", "brainbench", *_split_optional_values(argv[2:])]
     try:
         app(args=argv, prog_name="brainbench", standalone_mode=True)
     except KeyboardInterrupt:

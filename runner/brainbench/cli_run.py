@@ -89,6 +89,9 @@ def execute_cli(values: dict[str, Any], cmd_args: list[str]) -> int:
 def execute(config: RunConfig) -> int:
     if config.compare is not None and config.compare_current is not None:
         return _pure_compare(config)
+    if config.out is not None and config.out != config.resume:
+        # A run that fails before writing must not leave an earlier result looking like its own.
+        config.out.unlink(missing_ok=True)
     if config.llm:
         from brainbench.writeback.extractors import llm_configured
 
@@ -145,7 +148,7 @@ def _run_and_report(config: RunConfig, corpus) -> int:  # type: ignore[no-untype
         justification=config.justification, allow_regression=config.allow_regression, ci=ci_from_env(),
     )
     if report.outcome is not None:
-        result.compare = report.outcome
+        result.meta.compare = report.outcome
     code = report.exit_code
     if result.meta.faults:
         code = max(code, EXIT_ERROR)

@@ -50,7 +50,7 @@ def _head(push_failed: int = 9, recall: float = 87 / 96, rows=None, compare=None
         ],
         turn_rows=rows,
     )
-    result.compare = compare
+    result.meta.compare = compare
     return result
 
 

@@ -111,7 +111,7 @@ def apply_gate(
       anything is written.
     * Seed failures make the run invalid: exit 2 whatever the verdict.
 
-    The caller attaches ``report.outcome`` to the result (``result.compare``) before
+    The caller attaches ``report.outcome`` to the result (``result.meta.compare``) before
     writing ``--out``/``--json``.
     """
     report = GateReport()

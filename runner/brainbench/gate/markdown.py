@@ -111,7 +111,7 @@ def render_delta(main: RunResult | Baseline | None, head: RunResult) -> str:
     gbrain's renderer does).  The verdict comes from HEAD's ``compare`` block; a run
     without one is the initial landing of the gate.
     """
-    outcome = head.compare
+    outcome = head.meta.compare
     verdict = outcome.verdict.upper() if outcome else "NO GATE (initial landing)"
     mode = outcome.mode if outcome else "ungated"
     cur = _Side(head)
@@ -202,8 +202,8 @@ def _newly_failed_block(
             old = ref.counts.get(key) if ref else None
             if old is not None and failed > old[0]:
                 grown.add(key)
-        if ref is None and head.compare is not None:
-            grown = {b.cell for b in head.compare.breaches if b.metric == "gold_failed"}
+        if ref is None and head.meta.compare is not None:
+            grown = {b.cell for b in head.meta.compare.breaches if b.metric == "gold_failed"}
         now = failed_items(head)
         items = {k: v for k, v in now.items() if k in grown}
         title = "**Failed gold items in cells that lost items**"

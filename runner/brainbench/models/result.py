@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_validator
 
 from brainbench.models.corpus import Suite, TurnGold
 
@@ -113,12 +113,6 @@ class RunInfo(_Model):
     extraction: dict[str, float | int] | None = None
 
 
-class Meta(_Model):
-    metric_glossary: dict[str, str] = Field(default_factory=dict)
-    run: RunInfo | None = None
-    faults: list[Fault] = Field(default_factory=list)
-
-
 class Breach(_Model):
     cell: str
     metric: str
@@ -134,6 +128,15 @@ class CompareOutcome(_Model):
     notes: list[str] = Field(default_factory=list)
 
 
+class Meta(_Model):
+    metric_glossary: dict[str, str] = Field(default_factory=dict)
+    run: RunInfo | None = None
+    faults: list[Fault] = Field(default_factory=list)
+    # The gate's verdict (``--compare``).  Under ``_meta`` because gbrain's result schema
+    # forbids unknown top-level keys and gbrain-evals validates every result against it.
+    compare: CompareOutcome | None = None
+
+
 class RunResult(_Model):
     model_config = ConfigDict(
         extra="forbid",
@@ -146,12 +149,22 @@ class RunResult(_Model):
     turn_rows: list[TurnRow]
     seed_failures: list[SeedFailure]
     meta: Meta = Field(default_factory=Meta, alias="_meta")
-    compare: CompareOutcome | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _compare_moved_under_meta(cls, data: Any) -> Any:
+        # Results written before 0.2 carried ``compare`` at the top level; still read them.
+        if isinstance(data, dict) and "compare" in data:
+            data = dict(data)
+            meta = dict(data.get("_meta") or data.get("meta") or {})
+            meta.setdefault("compare", data.pop("compare"))
+            data["_meta" if "meta" not in data else "meta"] = meta
+        return data
 
     def to_json_dict(self) -> dict[str, Any]:
         doc = self.model_dump(mode="json", by_alias=True)
-        if doc.get("compare") is None:
-            doc.pop("compare", None)
+        if doc["_meta"].get("compare") is None:
+            doc["_meta"].pop("compare", None)
         if doc["_meta"].get("run") is None:
             doc["_meta"].pop("run")
         return doc
