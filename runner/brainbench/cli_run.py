@@ -127,7 +127,7 @@ def _run_and_report(config: RunConfig, corpus) -> int:  # type: ignore[no-untype
             _err(f"brainbench run: {exc}")
             return EXIT_ERROR
     try:
-        with progress_reporter(total, enabled=not config.quiet and sys.stderr.isatty()) as advance:
+        with progress_reporter(total, enabled=not config.quiet, tty=sys.stderr.isatty()) as advance:
             result = run_benchmark(config, corpus, advance, resume=previous)
     except RUN_FAILURES as exc:
         _err(f"run failed: {exc}")

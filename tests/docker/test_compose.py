@@ -1,0 +1,96 @@
+"""``docker compose run`` as a newcomer runs it, against the real engine.
+
+Builds through compose itself (``pull_policy: build``; nothing is pulled), on bases that
+``scripts/build-images --offline`` made.  Images are tagged ``bbtest-ux`` so the shared
+``:latest`` tags are never replaced.  Checks: the run succeeds with progress on stderr, the
+result is 0644 and owned by the corpus's owner and readable by an unprivileged user, and
+after ``down`` nothing of the project (containers, networks, volumes) nor of the run's
+seam containers is left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BASES = ("brainbench/base:bookworm", "brainbench/postgres-base:bookworm")
+
+pytestmark = pytest.mark.timeout(1800)
+
+
+def _docker(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["docker", *args], capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.fixture
+def compose_env() -> Iterator[dict[str, str]]:
+    if shutil.which("docker") is None or subprocess.run(["docker", "compose", "version"], capture_output=True,
+                                                         check=False).returncode != 0:
+        pytest.skip("docker compose v2 not installed (scripts/start-dockerd installs it)")
+    missing = [b for b in BASES if _docker("image", "inspect", b).returncode != 0]
+    if missing:
+        pytest.skip(f"offline bases not built ({', '.join(missing)}): run scripts/build-images --offline")
+    out = Path(tempfile.mkdtemp(prefix="bbtest-ux-out-"))
+    work = Path(tempfile.mkdtemp(prefix="bbtest-ux-work-"))
+    for d in (out, work):
+        d.chmod(0o755)  # a non-root user must be able to reach the result
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("BRAINBENCH_")},
+           "BRAINBENCH_TAG": "bbtest-ux", "BRAINBENCH_BASE_IMAGE": BASES[0],
+           "BRAINBENCH_POSTGRES_BASE_IMAGE": BASES[1], "BRAINBENCH_OUT": str(out),
+           "BRAINBENCH_WORKDIR": str(work), "DOCKER_BUILDKIT": "0",
+           "COMPOSE_PROJECT_NAME": f"bbtest-ux-{uuid.uuid4().hex[:8]}"}
+    try:
+        yield env
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _compose(env: dict[str, str], *args: str, timeout: float = 1500) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", str(REPO / "scripts" / "compose"), *args], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=timeout, check=False, stdin=subprocess.DEVNULL)
+
+
+def _left(kind: str, label: str) -> list[str]:
+    proc = _docker(kind, "ls", *(["-a"] if kind == "container" else []), "-q", "--filter", f"label={label}")
+    return proc.stdout.split()
+
+
+def test_compose_run_and_down(compose_env: dict[str, str]) -> None:
+    project = compose_env["COMPOSE_PROJECT_NAME"]
+    out = Path(compose_env["BRAINBENCH_OUT"])
+    try:
+        proc = _compose(compose_env, "run", "--rm", "-e", "BRAINBENCH_HARNESS=codex",
+                        "-e", "BRAINBENCH_SUITE=know-to-ask", "brainbench")
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+        assert "# BrainBench scoreboard" in proc.stdout
+        assert "replayed " in proc.stderr  # progress is visible without a TTY
+        result = out / "compose-result.json"
+        doc = json.loads(result.read_text())
+        assert doc["seed_failures"] == [] and {c["harness"] for c in doc["cells"]} == {"codex"}
+        st = result.stat()
+        assert st.st_mode & 0o777 == 0o644
+        owner = (REPO / "fixtures").stat()
+        assert (st.st_uid, st.st_gid) == (owner.st_uid, owner.st_gid)
+        assert (out / "brainbench-ledger.jsonl").stat().st_uid == owner.st_uid
+        if shutil.which("setpriv"):
+            nobody = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "cat",
+                                     str(result)], capture_output=True, text=True, check=False)
+            assert nobody.returncode == 0 and json.loads(nobody.stdout) == doc, nobody.stderr
+        run_id = doc["_meta"]["run"]["run_id"]
+    finally:
+        down = _compose(compose_env, "down", "--volumes", "--remove-orphans", timeout=300)
+    assert down.returncode == 0, down.stderr
+    for kind in ("container", "network", "volume"):
+        assert _left(kind, f"com.docker.compose.project={project}") == [], kind
+    assert _left("container", f"brainbench.run_id={run_id}") == []
+    assert _left("network", f"brainbench.run_id={run_id}") == []
