@@ -112,7 +112,10 @@ def gate_command(
             _err(f"brainbench gate: no {baseline} on {ref} or in this tree — ungated run")
             args = []
         sys.stdout.flush()
-        code = subprocess.run(_run_command([*args, "--out", str(out_path), *extra]), check=False).returncode
+        # The repository is the project (corpus, baselines, ledger) wherever in it the gate was started;
+        # a --project/--fixtures among the extra arguments comes later and wins.
+        code = subprocess.run(_run_command(["--project", str(top), *args, "--out", str(out_path), *extra]),
+                              check=False).returncode
         if delta is not None and out_path.is_file():
             try:
                 text = _render_delta_files(main_copy, out_path)
