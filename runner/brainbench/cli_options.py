@@ -44,6 +44,7 @@ def run_parameters() -> list[inspect.Parameter]:
         elif default is None and kind in (str, Path, int, float):
             kind = kind | None  # unset on the command line: the model's default applies
         opt = typer.Option(*decls, help=info.description or "", hidden=spec["hidden"], envvar=spec["envvar"],
+                           metavar=spec["metavar"],
                            show_envvar=spec["envvar"] is not None, show_default=default not in (None, False))
         params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
                                         annotation=Annotated[kind, opt]))

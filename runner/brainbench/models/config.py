@@ -30,7 +30,7 @@ ENV_PREFIX = "BRAINBENCH_"
 
 
 def option(default: Any = None, help: str = "", *, flag: str | None = None, hidden: bool = False,
-           cli_type: Any = None, env: bool = True, **field_kwargs: Any) -> Any:
+           cli_type: Any = None, env: bool = True, metavar: str | None = None, **field_kwargs: Any) -> Any:
     """A :class:`RunConfig` field that is also a ``brainbench run`` option.
 
     ``flag`` defaults to ``--<field-name-with-dashes>``; the env var is ``BRAINBENCH_<FLAG>``
@@ -38,7 +38,7 @@ def option(default: Any = None, help: str = "", *, flag: str | None = None, hidd
     what the command line parses when it differs from the field's type (``--harness a,b``
     is a string that the model splits into a list).
     """
-    cli = {"flag": flag, "hidden": hidden, "cli_type": cli_type, "env": env}
+    cli = {"flag": flag, "hidden": hidden, "cli_type": cli_type, "env": env, "metavar": metavar}
     factory = field_kwargs.pop("default_factory", None)
     if factory is not None:
         return Field(default_factory=factory, description=help, json_schema_extra={"cli": cli}, **field_kwargs)
@@ -148,8 +148,9 @@ class RunConfig(BaseModel):
                                              cli_type=str)
     timeout_s: float = option(DEFAULT_TIMEOUT_S, "Per-hook timeout in seconds.", flag="--timeout", gt=0)
     database_url: str | None = option(None, "Use this Postgres instead of the embedded one.")
-    images: list[str] = option(default_factory=list, help="SEAM=IMAGE: run a production image behind a seam.",
-                               flag="--image", env=False)
+    images: list[str] = option(default_factory=list, flag="--image", metavar="SEAM=IMAGE",
+                               help="SEAM=IMAGE: run a production image behind a seam (repeatable; the env var "
+                                    "takes several, space-separated).")
     seams_file: Path | None = option(None, "seams.toml: per-seam image/command/mode/env/timeout.", flag="--seams")
     seams: dict[str, SeamOverride] = Field(default_factory=dict)
 
