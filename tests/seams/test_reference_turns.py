@@ -26,6 +26,8 @@ from brainbench.seams.registry import SEAMS
 from brainbench.writeback.extractors import GoldExtractor
 from brainbench.writeback.pipeline import run_write_back
 
+JOBS = 3
+
 
 def _expected(reference: Path) -> dict[tuple[str, str], list[dict[str, Any]]]:
     out: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
@@ -38,15 +40,17 @@ def _expected(reference: Path) -> dict[tuple[str, str], list[dict[str, Any]]]:
 
 async def _replay_all(reference: Path, dbs: BrainDatabases, mode: str) -> dict[tuple[str, str], Any]:
     corpus = load_corpus(reference / "corpus" / "fixtures", reference / "corpus" / "gold")
-    executor = LocalExecutor(pool_size=1)
+    # Fixtures replay concurrently (each on its own brain), as the runner does under --jobs; within a
+    # fixture the seams take turns on the shared brain, as in the runner.
+    executor = LocalExecutor(pool_size=JOBS)
     work = Path(tempfile.mkdtemp(prefix="bb-ref-"))
     seams = {h: await executor.start(SeamLaunch(seam=h, command=s.command(mode == "stream"), mode=mode))  # type: ignore[arg-type]
              for h, s in SEAMS.items()}
     results: dict[tuple[str, str], Any] = {}
-    try:
-        for item in corpus.fixtures:
-            if item.fixture.continuity is not None and item.fixture.continuity.pair_role == "writer":
-                continue
+    limiter = anyio.CapacityLimiter(JOBS)
+
+    async def one(item: Any) -> None:
+        async with limiter:
             name, url = dbs.create()
             conn = connect(url)
             try:
@@ -61,10 +65,16 @@ async def _replay_all(reference: Path, dbs: BrainDatabases, mode: str) -> dict[t
                            "CLAUDE_CONFIG_DIR": str(work / harness / "claude")}
                     results[(harness, item.fixture_id)] = await replay_fixture(
                         item, SEAMS[harness], process, suites=["know-to-ask"], env=env, workdir=work / harness,
-                        timeout_s=30, slug_sources=slug_sources)
+                        timeout_s=60, slug_sources=slug_sources)
             finally:
                 conn.close()
                 dbs.drop(name)
+
+    try:
+        async with anyio.create_task_group() as tg:
+            for item in corpus.fixtures:
+                if item.fixture.continuity is None or item.fixture.continuity.pair_role != "writer":
+                    tg.start_soon(one, item)
     finally:
         for process in seams.values():
             await process.stop()
