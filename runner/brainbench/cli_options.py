@@ -18,10 +18,12 @@ from pydantic_core import PydanticUndefined
 
 from brainbench.models.config import OptionsError, RunConfig, cli_spec
 
+CLI_TYPES: dict[str, Any] = {"str": str, "path": Path}
+
 
 def _cli_type(annotation: Any, spec: dict[str, Any]) -> Any:
     if spec["cli_type"] is not None:
-        return spec["cli_type"]
+        return CLI_TYPES[spec["cli_type"]]
     return annotation
 
 

@@ -110,3 +110,12 @@ def test_version() -> None:
     assert proc.returncode == 0
     assert re.fullmatch(rf"brainbench {re.escape(__version__)} \(revision [0-9a-f]{{40}}, hook contract "
                         rf"v{CONTRACT_VERSION}\)\n", proc.stdout)
+
+
+def test_the_options_model_has_a_json_schema_naming_every_flag() -> None:
+    from brainbench.models.config import RunConfig
+
+    props = RunConfig.model_json_schema()["properties"]
+    assert props["timeout_s"]["cli"]["flag"] == "--timeout"
+    assert props["fixtures_dir"]["cli"]["flag"] == "--fixtures"
+    assert "cli" not in props["seams"] and "cli" not in props["cmd_args"]  # model fields that are not flags

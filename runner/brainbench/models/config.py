@@ -30,7 +30,8 @@ ENV_PREFIX = "BRAINBENCH_"
 
 
 def option(default: Any = None, help: str = "", *, flag: str | None = None, hidden: bool = False,
-           cli_type: Any = None, env: bool = True, metavar: str | None = None, **field_kwargs: Any) -> Any:
+           cli_type: Literal["str", "path"] | None = None, env: bool = True, metavar: str | None = None,
+           **field_kwargs: Any) -> Any:
     """A :class:`RunConfig` field that is also a ``brainbench run`` option.
 
     ``flag`` defaults to ``--<field-name-with-dashes>``; the env var is ``BRAINBENCH_<FLAG>``
@@ -126,15 +127,15 @@ class RunConfig(BaseModel):
         default_factory=Path.cwd,
         help="Project directory: default fixtures/, gold/, baselines/ and .brainbench/ live here.")
     fixtures_dir: Path = option(None, "Fixture directory (default: PROJECT/fixtures).", flag="--fixtures",  # type: ignore[arg-type]
-                                cli_type=Path | None)
+                                cli_type="path")
     gold_dir: Path = option(None, "Sealed gold directory (default: PROJECT/gold).", flag="--gold",  # type: ignore[arg-type]
-                            cli_type=Path | None)
+                            cli_type="path")
 
     # --- what: the slice of the corpus -------------------------------------------------
     harnesses: list[Harness] = option(default_factory=lambda: list(HARNESSES),
-                                      help="openclaw,claude-code,codex or all.", flag="--harness", cli_type=str)
+                                      help="openclaw,claude-code,codex or all.", flag="--harness", cli_type="str")
     suites: list[Suite] = option(default_factory=lambda: list(SUITES),
-                                 help="know-to-ask,push,write-back,continuity or all.", flag="--suite", cli_type=str)
+                                 help="know-to-ask,push,write-back,continuity or all.", flag="--suite", cli_type="str")
     include_holdout: bool = option(False, "Score holdout fixtures (published-run mode).")
     llm: bool = option(False, "Model-based write-back extractor (BRAINBENCH_LLM_* env).")
     budget_usd: float = option(5.0, "Spend cap for --llm.", gt=0)
@@ -143,9 +144,9 @@ class RunConfig(BaseModel):
     # --- how: executors and seams ------------------------------------------------------
     jobs: int = option(default_factory=lambda: os.cpu_count() or 2, ge=1,
                        help="Fixtures run concurrently (default: the number of cores).")
-    executor: Literal["local", "docker"] = option("local", "local or docker.", cli_type=str)
+    executor: Literal["local", "docker"] = option("local", "local or docker.", cli_type="str")
     mode: Literal["exec", "stream"] = option("stream", "Seam invocation: stream (warm) or exec (one process per call).",
-                                             cli_type=str)
+                                             cli_type="str")
     timeout_s: float = option(DEFAULT_TIMEOUT_S, "Per-hook timeout in seconds.", flag="--timeout", gt=0)
     database_url: str | None = option(None, "Use this Postgres instead of the embedded one.")
     images: list[str] = option(default_factory=list, flag="--image", metavar="SEAM=IMAGE",
@@ -158,7 +159,7 @@ class RunConfig(BaseModel):
     out: Path | None = option(None, "Write the pretty result JSON to this file (atomically).")
     json_out: bool = option(False, "Result JSON on stdout (one line).", flag="--json")
     fmt: Literal["auto", "markdown", "table"] = option("auto", "Scoreboard: auto, markdown or table.",
-                                                       flag="--format", cli_type=str)
+                                                       flag="--format", cli_type="str")
     ledger: Path | None = option(None, "Append a run line here (default: PROJECT/.brainbench/brainbench-ledger.jsonl).")
     resume: Path | None = option(None, "Continue an interrupted run from its --out file.")
     quiet: bool = option(False, "No progress bar.")
