@@ -45,7 +45,7 @@ def compose_env() -> Iterator[dict[str, str]]:
         d.chmod(0o755)  # a non-root user must be able to reach the result
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("BRAINBENCH_")},
            "BRAINBENCH_TAG": "bbtest-ux", "BRAINBENCH_BASE_IMAGE": BASES[0],
-           "BRAINBENCH_POSTGRES_BASE_IMAGE": BASES[1], "BRAINBENCH_OUT": str(out),
+           "BRAINBENCH_POSTGRES_BASE_IMAGE": BASES[1], "BRAINBENCH_OUT_DIR": str(out),
            "BRAINBENCH_WORKDIR": str(work), "DOCKER_BUILDKIT": "0",
            "COMPOSE_PROJECT_NAME": f"bbtest-ux-{uuid.uuid4().hex[:8]}"}
     try:
@@ -67,7 +67,7 @@ def _left(kind: str, label: str) -> list[str]:
 
 def test_compose_run_and_down(compose_env: dict[str, str]) -> None:
     project = compose_env["COMPOSE_PROJECT_NAME"]
-    out = Path(compose_env["BRAINBENCH_OUT"])
+    out = Path(compose_env["BRAINBENCH_OUT_DIR"])
     try:
         proc = _compose(compose_env, "run", "--rm", "-e", "BRAINBENCH_HARNESS=codex",
                         "-e", "BRAINBENCH_SUITE=know-to-ask", "brainbench")
