@@ -7,14 +7,15 @@ rollout file, or OpenClaw's message list).  The runner keeps the history.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tenacity import AsyncRetrying, retry_if_result, stop_after_attempt, wait_exponential
 
 from brainbench.executors.base import HookCall, HookOutcome, SeamProcess
+from brainbench.jsjson import stringify
+from brainbench.jsstring import trim
 from brainbench.models.corpus import PublicTurn
 from brainbench.reflex.render import estimate_tokens, slugs_in_text
 from brainbench.seams.outcome import Graded, grade
@@ -42,12 +43,18 @@ class Conversation:
     env: Mapping[str, str]
     timeout_s: float
     history: list[HistoryItem] = field(default_factory=list)
+    # The fixture's turns in array order.  When given, a Claude Code transcript
+    # is rebuilt from them (spec §4.3, issue 13 rule 3) rather than from replay history.
+    script: Sequence[PublicTurn] | None = None
+    injections: dict[int, str] = field(default_factory=dict)
     session_context: str | None = None
     pending_session_tokens: int = 0
     faults: list[tuple[int, Graded]] = field(default_factory=list)
 
     async def _call(self, message: dict[str, object], event: str) -> tuple[Graded, float]:
-        payload = json.dumps(message, ensure_ascii=False).encode()
+        # JSON.stringify, as a JS harness sends it; a lone surrogate (an earlier
+        # injection clipped inside a pair) is escaped rather than unencodable.
+        payload = stringify(message).encode()
         call = HookCall(payload, self.env, self.timeout_s)
         # Infrastructure faults (seam could not start, brain unreachable) are
         # retried; anything the seam decided is graded as it came, never retried.
@@ -79,7 +86,7 @@ class Conversation:
         message = self._base("UserPromptSubmit") | {"prompt": turn.text}
         if self.spec.prior == "transcript":
             path = self.workdir / "claude" / "projects" / "brainbench" / f"{self.session_id}.jsonl"
-            write_lines(path, claude_transcript_lines(h for h in self.history if not self._is_session(h)))
+            write_lines(path, claude_transcript_lines(self._transcript_before(turn)))
             message["transcript_path"] = str(path)
         elif self.spec.prior == "rollout":
             path = self.workdir / "codex" / "sessions" / f"{self.session_id}.jsonl"
@@ -93,6 +100,24 @@ class Conversation:
             ]
         return message
 
+    def _transcript_before(self, turn: PublicTurn) -> list[HistoryItem]:
+        """What a Claude Code transcript holds before ``turn``.
+
+        gbrain's adapter walks the fixture's turns in array order and stops at the
+        first whose id is >= this turn's, so with turn ids out of order an earlier
+        turn (and its injection) can be left out, and with it the dedupe it causes.
+        """
+        if self.script is None:
+            return [h for h in self.history if not self._is_session(h)]
+        out: list[HistoryItem] = []
+        for t in self.script:
+            if t.turn_id >= turn.turn_id:
+                break
+            out.append(HistoryItem(t.role, t.text))
+            if t.turn_id in self.injections:
+                out.append(HistoryItem("context", self.injections[t.turn_id]))
+        return out
+
     def _is_session(self, item: HistoryItem) -> bool:
         return self.session_context is not None and item is self.history[0] and item.role == "context"
 
@@ -102,13 +127,14 @@ class Conversation:
             self.faults.append((turn.turn_id, graded))
         context = graded.context
         tokens = estimate_tokens(context)
-        if self.pending_session_tokens and turn.text.strip():
+        if self.pending_session_tokens and trim(turn.text):
             # Session context is billed to the first prompt actually submitted.
             tokens += self.pending_session_tokens
             self.pending_session_tokens = 0
         self.history.append(HistoryItem("user", turn.text))
         if context:
             self.history.append(HistoryItem("context", context))
+            self.injections[turn.turn_id] = context
         return TurnOutcome(context, slugs_in_text(context), tokens, latency, graded)
 
     def assistant_turn(self, turn: PublicTurn) -> None:

@@ -39,7 +39,8 @@ async def replay_fixture(
     slug_sources: Mapping[str, set[str]],
 ) -> SeamReplay:
     fx = item.fixture
-    conv = Conversation(spec, process, f"brainbench-{fx.fixture_id}-1", workdir, env, timeout_s)
+    conv = Conversation(spec, process, f"brainbench-{fx.fixture_id}-1", workdir, env, timeout_s,
+                        script=item.public_turns())
     out = SeamReplay()
     started = await conv.begin()
     if started is not None and started.fault is not None:
