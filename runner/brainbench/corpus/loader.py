@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from brainbench.corpus.errors import CorpusError, Problem, json_path
 from brainbench.corpus.hashing import fixtures_hash
 from brainbench.corpus.rules import SEALED, find_gold_keys, fixture_rules, gold_rules
+from brainbench.corpus.slugs import normalise_page_refs, seeded_slugs
 from brainbench.models.corpus import Fixture, Gold, PublicTurn
 
 FIXTURE_SUFFIX = ".fixture.json"
@@ -192,6 +193,7 @@ def load_corpus(fixtures_dir: Path, gold_dir: Path) -> Corpus:
         if fid not in joined:
             problems.append(Problem(str(path), "$.fixture_id", f"orphan gold file: no fixture has fixture_id {fid!r}"))
 
+    loaded = _with_stored_slugs(loaded)
     pairs = _pair(loaded, problems)
     if problems:
         raise CorpusError(sorted(set(problems), key=lambda p: (p.file, p.path, p.rule)))
@@ -202,6 +204,24 @@ def load_corpus(fixtures_dir: Path, gold_dir: Path) -> Corpus:
         gold_dir=gold_dir,
         pairs=pairs,
     )
+
+
+def _with_stored_slugs(loaded: list[LoadedFixture]) -> list[LoadedFixture]:
+    """Gold and fact subjects naming a seeded page, in the spelling gbrain stores (lower-case).
+
+    A continuity pair shares one brain, so its members see each other's pages.
+    """
+    partners: dict[str, list[LoadedFixture]] = {}
+    for item in loaded:
+        if item.fixture.continuity is not None:
+            partners.setdefault(item.fixture.continuity.pair_id, []).append(item)
+    out = []
+    for item in loaded:
+        block = item.fixture.continuity
+        brain = partners[block.pair_id] if block is not None else [item]
+        fixture, gold = normalise_page_refs(item.fixture, item.gold, seeded_slugs(m.fixture for m in brain))
+        out.append(LoadedFixture(fixture, gold, item.file, item.gold_file))
+    return out
 
 
 def _pair(loaded: list[LoadedFixture], problems: list[Problem]) -> dict[str, ContinuityPair]:
