@@ -12,7 +12,9 @@ harness would still have used the context.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -28,6 +30,25 @@ class Graded:
     context: str | None
     fault: FaultClass | None = None
     detail: str = ""
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _masked(doc: Any) -> Any:
+    """``doc`` with lone surrogates as U+FFFD, for validation only.
+
+    JSON may carry a lone ``\\udXXX`` (gbrain's synopsis clip can cut a pair in
+    half, and JSON.stringify escapes the half); pydantic cannot hold one in a
+    ``str``.  Same code-point count, so length limits judge the same text.
+    """
+    if isinstance(doc, str):
+        return _LONE_SURROGATE.sub("\ufffd", doc)
+    if isinstance(doc, dict):
+        return {k: _masked(v) for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [_masked(v) for v in doc]
+    return doc
 
 
 def _first_line(data: bytes, limit: int = 200) -> str:
@@ -90,7 +111,7 @@ def _parse_json_output(text: str, event: str, strict: bool) -> Graded:
         lenient = _parse_json_output(json.dumps(doc), event, strict=True)
         return Graded(lenient.context, lenient.fault or "contract_violation", lenient.detail or detail)
     try:
-        out = HookOutput.model_validate(doc)
+        out = HookOutput.model_validate(_masked(doc))
     except ValidationError as exc:
         first = exc.errors()[0]
         if first["type"] == "string_too_long":
@@ -104,4 +125,5 @@ def _parse_json_output(text: str, event: str, strict: bool) -> Graded:
         return Graded(None)
     if spec.hookEventName != event:
         return Graded(None, "contract_violation", f"hookEventName {spec.hookEventName!r} answers a {event} call")
-    return Graded(spec.additionalContext or None)
+    # The context as sent, lone surrogates included (validation saw a masked copy).
+    return Graded(doc["hookSpecificOutput"]["additionalContext"] or None)
