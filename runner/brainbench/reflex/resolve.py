@@ -22,7 +22,7 @@ Suppression = Literal["slug-and-title", "slug-only"]
 ARM_CONFIDENCE = {"alias": 0.9, "title": 0.8, "title-surname": 0.72, "cjk-title": 0.72, "slug-suffix": 0.6}
 DEFAULT_MAX_POINTERS = 3
 _UPPER_FIRST = regex.compile(r"^\p{Lu}")
-_PURE_CJK = regex.compile(r"^[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+$")
+_PURE_CJK = regex.compile(r"^[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+\Z")
 _WS_RUN = re.compile(WS + "+")
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])" + WS)
 # gbrain: /^---[\s\S]*?---\s*/m -- the first block opening at any line start; JS's
