@@ -41,6 +41,11 @@ SLUGS: dict[tuple[str, int], list[str] | dict[str, list[str]]] = {
     ("edge-codex-001", 2): [ODILE],
     ("edge-codex-002", 1): [],
     ("edge-codex-002", 2): [ODILE],
+    # The assistant named Perpetua Vane on a line holding raw U+2028 and U+0085 (JSON.stringify
+    # leaves both unescaped).  The hook splits its transcript on "\n" only, so the turn
+    # reaches the window and the page is pointed at; str.splitlines() would lose it.
+    ("edge-jsonl-001", 1): [],
+    ("edge-jsonl-001", 3): {"openclaw": [], "claude-code": ["people/perpetua-vane"], "codex": []},
     # Seeded as "People/Tamsin-Okonkwo": stored, injected and graded lower-cased.
     ("edge-slug-001", 1): ["people/tamsin-okonkwo"],
     ("edge-slug-001", 2): [],
@@ -127,4 +132,4 @@ def test_gold_naming_a_seeded_page_is_graded_by_its_stored_slug(result: tuple[An
         assert got[(harness, "edge-slug-001", 1)]["gold"]["gold_slugs"] == ["people/tamsin-okonkwo"]
     cells = {(c["harness"], c["suite"]): c for c in result[1]["cells"]}
     assert cells[("openclaw", "know-to-ask")]["fixtures"] == [
-        "edge-codex-001", "edge-codex-002", "edge-order-001", "edge-slug-001", "edge-ws-001"]
+        "edge-codex-001", "edge-codex-002", "edge-jsonl-001", "edge-order-001", "edge-slug-001", "edge-ws-001"]

@@ -103,7 +103,12 @@ def read_confined(path_text: str | None, root: Path | None) -> list[dict[str, ob
             fh.readline()  # drop the partial first line
         data = fh.read()
     out = []
-    for line in data.decode("utf-8", errors="replace").splitlines():
+    # Split on "\n" only, as gbrain does: JSON.stringify leaves U+2028, U+2029 and
+    # U+0085 raw inside strings, and str.splitlines() would cut a line at each.
+    for raw in data.decode("utf-8", errors="replace").split("\n"):
+        line = trim(raw)
+        if not line:
+            continue
         try:
             doc = json.loads(line)
         except json.JSONDecodeError:
