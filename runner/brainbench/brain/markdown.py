@@ -23,7 +23,7 @@ _EPHEMERAL_KEYS = ("captured_at", "ingested_at")
 _FRONT = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
 _H1 = re.compile(rf"^#{WS}+(.+?){WS}*#*{WS}*$", re.M)
 _TIMELINE = re.compile(
-    r"^(?:<!--\s*timeline\s*-->|---\s*timeline\s*---)[ \t]*$|^---[ \t]*\r?\n(?=##\s+(?:Timeline|History)\b)",
+    rf"^(?:<!--{WS}*timeline{WS}*-->|---{WS}*timeline{WS}*---)[ \t]*$|^---[ \t]*\r?\n(?=##{WS}+(?:Timeline|History)\b)",
     re.M | re.I,
 )
 _TYPE_BY_PREFIX = {
@@ -84,7 +84,7 @@ def _quote_ambiguous(front: str) -> str:
     # gbrain double-quotes top-level scalars that YAML would misread as maps.
     out = []
     for line in front.split("\n"):
-        m = re.match(r"^([A-Za-z0-9_-]+):[ \t]+(.+?)\s*$", line)
+        m = re.match(rf"^([A-Za-z0-9_-]+):[ \t]+(.+?){WS}*$", line)
         if m and m.group(2)[0] not in "\"'[{|>&*!" and (": " in m.group(2) or m.group(2).endswith(":")):
             value = m.group(2).replace("\\", "\\\\").replace('"', '\\"')
             line = f'{m.group(1)}: "{value}"'
@@ -128,7 +128,7 @@ def _yaml_reason(exc: yaml.YAMLError) -> str:
 
 def _humanize(slug: str) -> str:
     last = slug.rsplit("/", 1)[-1]
-    return " ".join(w.capitalize() for w in re.split(r"[-_\s]+", last) if w) or slug
+    return " ".join(w.capitalize() for w in re.split(rf"[-_]|{WS}", last) if w) or slug
 
 
 def _split_body(body: str) -> tuple[str, str]:

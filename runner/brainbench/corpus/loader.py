@@ -17,6 +17,7 @@ from brainbench.corpus.errors import CorpusError, Problem, json_path
 from brainbench.corpus.hashing import fixtures_hash
 from brainbench.corpus.rules import SEALED, find_gold_keys, fixture_rules, gold_rules
 from brainbench.corpus.slugs import normalise_page_refs, seeded_slugs
+from brainbench.jsjson import js_sort_key
 from brainbench.models.corpus import Fixture, Gold, PublicTurn
 
 FIXTURE_SUFFIX = ".fixture.json"
@@ -64,8 +65,8 @@ def _list(directory: Path, suffix: str, problems: list[Problem]) -> list[Path]:
     if not directory.is_dir():
         problems.append(Problem(str(directory), "$", "directory does not exist"))
         return []
-    # Python's sorted() equals JS default sort for the ASCII names corpora use.
-    return sorted((p for p in directory.iterdir() if p.name.endswith(suffix)), key=lambda p: p.name)
+    # JS's default sort (UTF-16 code units): code-point order differs for astral names.
+    return sorted((p for p in directory.iterdir() if p.name.endswith(suffix)), key=lambda p: js_sort_key(p.name))
 
 
 # "Unreadable, already reported": distinct from a document that is JSON ``null``.
@@ -86,7 +87,7 @@ def _read_json(path: Path, problems: list[Problem]) -> Any:
         problems.append(Problem(str(path), "$", f"cannot read file: {exc.strerror}"))
         return _UNREADABLE
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         problems.append(Problem(str(path), "$", f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"))
     except ValueError as exc:  # e.g. an integer literal longer than Python's int parsing limit
@@ -94,6 +95,11 @@ def _read_json(path: Path, problems: list[Problem]) -> Any:
     except RecursionError:
         problems.append(Problem(str(path), "$", "invalid JSON: nesting too deep"))
     return _UNREADABLE
+
+
+def _no_constant(name: str) -> Any:
+    # Python's json accepts NaN and Infinity; JSON.parse (and so gbrain) does not.
+    raise ValueError(f"{name} is not JSON")
 
 
 def _rule_of(error: dict[str, Any]) -> str:
