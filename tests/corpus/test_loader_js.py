@@ -35,3 +35,11 @@ def test_non_json_number_literals_are_refused(tmp_path: Path, literal: str) -> N
     path.write_text(path.read_text().replace('"schema_version": 1', f'"schema_version": {literal}'))
     with pytest.raises(CorpusError, match="invalid JSON"):
         load_corpus(tmp_path / "fixtures", tmp_path / "gold")
+
+
+def test_a_lone_surrogate_loads_as_the_replacement_character(tmp_path: Path) -> None:
+    _write(tmp_path, "a", "a", text="half \ud83d here, whole \U0001f600 there")
+    raw = (tmp_path / "fixtures" / "a.fixture.json").read_text()
+    assert "\\ud83d here" in raw and "\\ud83d\\ude00 there" in raw  # written as JSON escapes
+    [item] = load_corpus(tmp_path / "fixtures", tmp_path / "gold").fixtures
+    assert item.fixture.turns[0].text == "half \ufffd here, whole \U0001f600 there"

@@ -46,6 +46,8 @@ SLUGS: dict[tuple[str, int], list[str] | dict[str, list[str]]] = {
     # reaches the window and the page is pointed at; str.splitlines() would lose it.
     ("edge-jsonl-001", 1): [],
     ("edge-jsonl-001", 3): {"openclaw": [], "claude-code": ["people/perpetua-vane"], "codex": []},
+    # A lone "\ud83d" escape in a turn: JSON.parse keeps it and so the corpus runs.
+    ("edge-lone-001", 1): [ODILE],
     # Seeded as "People/Tamsin-Okonkwo": stored, injected and graded lower-cased.
     ("edge-slug-001", 1): ["people/tamsin-okonkwo"],
     ("edge-slug-001", 2): [],
@@ -132,4 +134,5 @@ def test_gold_naming_a_seeded_page_is_graded_by_its_stored_slug(result: tuple[An
         assert got[(harness, "edge-slug-001", 1)]["gold"]["gold_slugs"] == ["people/tamsin-okonkwo"]
     cells = {(c["harness"], c["suite"]): c for c in result[1]["cells"]}
     assert cells[("openclaw", "know-to-ask")]["fixtures"] == [
-        "edge-codex-001", "edge-codex-002", "edge-jsonl-001", "edge-order-001", "edge-slug-001", "edge-ws-001"]
+        "edge-codex-001", "edge-codex-002", "edge-jsonl-001", "edge-lone-001", "edge-order-001", "edge-slug-001",
+        "edge-ws-001"]
