@@ -81,3 +81,19 @@ def test_a_lone_surrogate_leaves_as_json_stringify_writes_it() -> None:
 def test_utf8_bytes_writes_a_lone_surrogate_as_replacement_character() -> None:
     assert utf8_bytes("a😀") == "a😀".encode()
     assert utf8_bytes("a\ud83d") == b"a\xef\xbf\xbd"  # Buffer.byteLength('a\ud83d') === 4
+
+
+def test_without_lone_surrogates_copies_and_replaces_every_half() -> None:
+    from brainbench.jsstring import without_lone_surrogates
+
+    doc = {"a\ud800": ["x\udc00y", {"k": "ok \U0001f600", "n": 1}], "t": True}
+    out = without_lone_surrogates(doc)
+    assert out == {"a\ufffd": ["x\ufffdy", {"k": "ok \U0001f600", "n": 1}], "t": True}
+    assert doc["a\ud800"][0] == "x\udc00y"  # the input is not mutated
+    deep: list[object] = ["\ud83d"]
+    for _ in range(5000):  # deeper than the recursion limit
+        deep = [deep]
+    flat = without_lone_surrogates(deep)
+    for _ in range(5000):
+        flat = flat[0]
+    assert flat == ["\ufffd"]

@@ -17,6 +17,9 @@ Every rule the spec derives from a JS regex or string method goes through here
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 __all__ = [
     "NOT_WS",
     "WHITESPACE",
@@ -29,6 +32,7 @@ __all__ = [
     "trim_end",
     "trim_start",
     "utf8_bytes",
+    "without_lone_surrogates",
 ]
 
 # ECMAScript WhiteSpace (TAB VT FF SP NBSP ZWNBSP + every Zs) ∪ LineTerminator (LF CR LS PS).
@@ -111,6 +115,36 @@ def js_slice(text: str, start: int, end: int | None = None) -> str:
     if hi <= lo:
         return ""
     return units[2 * lo : 2 * hi].decode("utf-16-le", "surrogatepass")
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """A JSON value with every lone surrogate in its strings (keys too) as U+FFFD.
+
+    For the places a lone half cannot go: a pydantic ``str``, or a payload that
+    will be written as UTF-8.  U+FFFD is one UTF-16 unit like the half and, like
+    it, neither letter, digit nor space.  Lists and dicts are rebuilt, not mutated.
+    """
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    root: list[Any] = [value]
+    stack: list[tuple[Any, Any]] = [(root, 0)]
+    while stack:  # iterative: nesting depth is the input's, not ours
+        container, key = stack.pop()
+        item = container[key]
+        if isinstance(item, str):
+            container[key] = _LONE_SURROGATE.sub("\ufffd", item)
+        elif isinstance(item, list):
+            copy = list(item)
+            container[key] = copy
+            stack.extend((copy, i) for i in range(len(copy)))
+        elif isinstance(item, dict):
+            copy_d = {_LONE_SURROGATE.sub("\ufffd", k) if isinstance(k, str) else k: v for k, v in item.items()}
+            container[key] = copy_d
+            stack.extend((copy_d, k) for k in copy_d)
+    return root[0]
 
 
 def utf8_bytes(text: str) -> bytes:

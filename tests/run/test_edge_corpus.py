@@ -32,6 +32,9 @@ SLUGS: dict[tuple[str, int], list[str] | dict[str, list[str]]] = {
     # "O𝐤" is 3 units: the surname arm runs and finds "Wen O𝐤".
     ("edge-ws-001", 4): ["people/wen-ok"],
     ("edge-ws-001", 5): ["companies/quillstone"],
+    # After an injection whose clip left half a pair (OpenClaw resends it in its
+    # message list); Wen was already pointed at, so every seam stays silent.
+    ("edge-ws-001", 6): [],
     # Turn ids 5, 2, 7 in that array order.  Before turn 2 the claude-code transcript
     # stops at the first turn with id >= 2 -- turn 5 -- so nothing dedupes Odile again.
     ("edge-order-001", 5): [ODILE],

@@ -19,6 +19,7 @@ from brainbench.corpus.hashing import fixtures_hash
 from brainbench.corpus.rules import SEALED, find_gold_keys, fixture_rules, gold_rules
 from brainbench.corpus.slugs import normalise_page_refs, seeded_slugs
 from brainbench.jsjson import js_sort_key
+from brainbench.jsstring import without_lone_surrogates
 from brainbench.models.corpus import Fixture, Gold, PublicTurn
 
 FIXTURE_SUFFIX = ".fixture.json"
@@ -89,7 +90,9 @@ def _read_json(path: Path, problems: list[Problem]) -> Any:
         return _UNREADABLE
     try:
         doc = json.loads(text, parse_constant=_no_constant)
-        return _mask_lone_surrogates(doc) if _SURROGATE_ESCAPE.search(text) else doc
+        # JSON.parse keeps a lone "\udXXX" half; a pydantic str cannot, so it loads as
+        # U+FFFD -- also what gbrain's UTF-8 storage makes of it (docs/FIDELITY.md).
+        return without_lone_surrogates(doc) if _SURROGATE_ESCAPE.search(text) else doc
     except json.JSONDecodeError as exc:
         problems.append(Problem(str(path), "$", f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"))
     except ValueError as exc:  # e.g. an integer literal longer than Python's int parsing limit
@@ -100,37 +103,6 @@ def _read_json(path: Path, problems: list[Problem]) -> Any:
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _mask_lone_surrogates(doc: Any) -> Any:
-    """Every lone surrogate (a ``\\udXXX`` escape without its partner) as U+FFFD.
-
-    JSON.parse keeps such a half and so does Python's json, but a pydantic ``str``
-    cannot hold one.  U+FFFD is what gbrain's UTF-8 storage turns it into, is one
-    UTF-16 unit like the half, and like it is neither letter, digit nor space, so
-    extraction, lengths and transcripts behave the same.
-    """
-    def fix(value: str) -> str:
-        return _LONE_SURROGATE.sub("\ufffd", value)
-
-    root = [doc]
-    stack: list[tuple[Any, Any]] = [(root, 0)]
-    while stack:  # iterative: nesting depth is the file's, not ours
-        container, key = stack.pop()
-        value = container[key]
-        if isinstance(value, str):
-            container[key] = fix(value)
-        elif isinstance(value, list):
-            stack.extend((value, i) for i in range(len(value)))
-        elif isinstance(value, dict):
-            items = list(value.items())
-            value.clear()
-            value.update((fix(k), v) for k, v in items)
-            stack.extend((value, k) for k in value)
-    return root[0]
-
-
 def _no_constant(name: str) -> Any:
     # Python's json accepts NaN and Infinity; JSON.parse (and so gbrain) does not.
     raise ValueError(f"{name} is not JSON")

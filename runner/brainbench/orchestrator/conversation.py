@@ -15,7 +15,7 @@ from tenacity import AsyncRetrying, retry_if_result, stop_after_attempt, wait_ex
 
 from brainbench.executors.base import HookCall, HookOutcome, SeamProcess
 from brainbench.jsjson import stringify
-from brainbench.jsstring import trim
+from brainbench.jsstring import trim, without_lone_surrogates
 from brainbench.models.corpus import PublicTurn
 from brainbench.reflex.render import estimate_tokens, slugs_in_text
 from brainbench.seams.outcome import Graded, grade
@@ -52,9 +52,12 @@ class Conversation:
     faults: list[tuple[int, Graded]] = field(default_factory=list)
 
     async def _call(self, message: dict[str, object], event: str) -> tuple[Graded, float]:
-        # JSON.stringify, as a JS harness sends it; a lone surrogate (an earlier
-        # injection clipped inside a pair) is escaped rather than unencodable.
-        payload = stringify(message).encode()
+        # JSON.stringify, as a JS harness sends it.  An earlier injection clipped
+        # inside a surrogate pair (OpenClaw's message list carries it) goes as
+        # U+FFFD: the executors re-encode the payload as UTF-8, where a lone half
+        # cannot go (docs/FIDELITY.md).  Prior context only feeds substring
+        # suppression (slugs, whole titles): only a title holding U+FFFD could tell.
+        payload = stringify(without_lone_surrogates(message)).encode()
         call = HookCall(payload, self.env, self.timeout_s)
         # Infrastructure faults (seam could not start, brain unreachable) are
         # retried; anything the seam decided is graded as it came, never retried.

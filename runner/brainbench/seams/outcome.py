@@ -12,13 +12,12 @@ harness would still have used the context.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
-from typing import Any
 
 from pydantic import ValidationError
 
 from brainbench.executors.base import HookOutcome
+from brainbench.jsstring import without_lone_surrogates
 from brainbench.models.result import FaultClass
 from brainbench.models.wire import MAX_CONTEXT_CHARS, HookOutput
 from brainbench.seams.program import EXIT_BACKEND_UNAVAILABLE
@@ -30,25 +29,6 @@ class Graded:
     context: str | None
     fault: FaultClass | None = None
     detail: str = ""
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _masked(doc: Any) -> Any:
-    """``doc`` with lone surrogates as U+FFFD, for validation only.
-
-    JSON may carry a lone ``\\udXXX`` (gbrain's synopsis clip can cut a pair in
-    half, and JSON.stringify escapes the half); pydantic cannot hold one in a
-    ``str``.  Same code-point count, so length limits judge the same text.
-    """
-    if isinstance(doc, str):
-        return _LONE_SURROGATE.sub("\ufffd", doc)
-    if isinstance(doc, dict):
-        return {k: _masked(v) for k, v in doc.items()}
-    if isinstance(doc, list):
-        return [_masked(v) for v in doc]
-    return doc
 
 
 def _first_line(data: bytes, limit: int = 200) -> str:
@@ -111,7 +91,9 @@ def _parse_json_output(text: str, event: str, strict: bool) -> Graded:
         lenient = _parse_json_output(json.dumps(doc), event, strict=True)
         return Graded(lenient.context, lenient.fault or "contract_violation", lenient.detail or detail)
     try:
-        out = HookOutput.model_validate(_masked(doc))
+        # JSON may carry a lone "\udXXX" half (gbrain's clip can cut a pair and
+        # JSON.stringify escapes it); pydantic validates a masked copy.
+        out = HookOutput.model_validate(without_lone_surrogates(doc))
     except ValidationError as exc:
         first = exc.errors()[0]
         if first["type"] == "string_too_long":
