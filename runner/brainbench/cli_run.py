@@ -52,6 +52,8 @@ class RunRequest:
     ledger: Path | None = None
     resume: Path | None = None
     quiet: bool = False
+    keep: bool = False
+    html: Path | None = None
     cmd_args: list[str] = field(default_factory=list)
 
 
@@ -136,7 +138,7 @@ def build_config(req: RunRequest) -> RunConfig:
             suites=_csv(req.suite, SUITES, "--suite"),  # type: ignore[arg-type]
             include_holdout=req.include_holdout, llm=req.llm, budget_usd=req.budget_usd, seed=req.seed,
             jobs=req.jobs, executor=req.executor, mode=req.mode, timeout_s=req.timeout,  # type: ignore[arg-type]
-            database_url=req.database_url, seams=_seam_overrides(req), cmd_args=req.cmd_args,
+            database_url=req.database_url, seams=_seam_overrides(req), cmd_args=req.cmd_args, keep=req.keep,
         )
     except ValidationError as exc:
         first = exc.errors()[0]
@@ -227,7 +229,11 @@ def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type:
     if result.seed_failures:
         code = max(code, EXIT_ERROR)
     if req.out is not None:
+        from brainbench.report.trace_file import write_trace
+
+        write_trace(req.out, result)
         atomic_write(req.out, result_pretty(result))
+    _report_artefacts(result, req)
     # Every run leaves one line: next to --out, else under ./.brainbench/ (gbrain keeps .gbrain-evals/).
     ledger = req.ledger or (req.out.parent if req.out else Path(".brainbench")) / "brainbench-ledger.jsonl"
     append_ledger(ledger, result, code)
@@ -250,6 +256,22 @@ def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type:
             sys.stdout.write(render_markdown(result, gate))
     sys.stdout.flush()
     return code
+
+
+def _report_artefacts(result, req: RunRequest) -> None:  # type: ignore[no-untyped-def]
+    """--keep and --html: say where the evidence is (stderr, so stdout stays the scoreboard)."""
+    info = result.meta.trace
+    if req.keep and info is not None and info.work_root:
+        _err(f"work root kept (transcripts, payloads): {info.work_root}")
+    if req.html is not None:
+        from brainbench.report.html import write_report
+
+        baseline = None
+        if req.compare is not None:
+            from brainbench.report.html import load_side
+
+            baseline = load_side(req.compare)
+        _err(f"report: {write_report(req.html, result, baseline)}")
 
 
 def resumable(path: Path, config: RunConfig, fixtures_hash: str):  # type: ignore[no-untyped-def]
@@ -286,6 +308,9 @@ def _report_interrupted(result, req: RunRequest) -> int:  # type: ignore[no-unty
     run = result.meta.run
     code = 130 if run.interrupted_by == "SIGINT" else 143
     if req.out is not None:
+        from brainbench.report.trace_file import write_trace
+
+        write_trace(req.out, result)
         atomic_write(req.out, result_pretty(result))
         _err(f"interrupted by {run.interrupted_by}: partial result ({len(run.completed_fixtures)} fixtures) "
              f"written to {req.out}; continue with --resume {req.out}")

@@ -45,3 +45,4 @@ class RunConfig(BaseModel):
     database_url: str | None = None
     seams: dict[str, SeamOverride] = Field(default_factory=dict)
     cmd_args: list[str] = Field(default_factory=list)
+    keep: bool = False  # keep the run's work root (transcripts, payloads) for inspection

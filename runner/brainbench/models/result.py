@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer
 
 from brainbench.models.corpus import Suite, TurnGold
 
@@ -113,10 +113,21 @@ class RunInfo(_Model):
     extraction: dict[str, float | int] | None = None
 
 
+class TraceInfo(_Model):
+    """``_meta.trace``: where the per-turn evidence (``models.trace.TurnTrace`` rows) of this result lives."""
+
+    path: str | None = Field(default=None, description="Trace JSON lines, relative to the result file.")
+    sha256: str | None = None
+    rows: int = Field(default=0, ge=0)
+    context_cap: int = 0
+    work_root: str | None = Field(default=None, description="Kept work root (run --keep): transcripts, payloads.")
+
+
 class Meta(_Model):
     metric_glossary: dict[str, str] = Field(default_factory=dict)
     run: RunInfo | None = None
     faults: list[Fault] = Field(default_factory=list)
+    trace: TraceInfo | None = None
 
 
 class Breach(_Model):
@@ -147,11 +158,19 @@ class RunResult(_Model):
     seed_failures: list[SeedFailure]
     meta: Meta = Field(default_factory=Meta, alias="_meta")
     compare: CompareOutcome | None = None
+    # The per-turn evidence (TurnTrace rows) gathered by a run or loaded from its trace file;
+    # never serialised into the result itself.
+    _trace: list[Any] = PrivateAttr(default_factory=list)
+
+    @property
+    def trace(self) -> list[Any]:
+        return self._trace
 
     def to_json_dict(self) -> dict[str, Any]:
         doc = self.model_dump(mode="json", by_alias=True)
         if doc.get("compare") is None:
             doc.pop("compare", None)
-        if doc["_meta"].get("run") is None:
-            doc["_meta"].pop("run")
+        for key in ("run", "trace"):
+            if doc["_meta"].get(key) is None:
+                doc["_meta"].pop(key)
         return doc

@@ -27,7 +27,8 @@ from brainbench.brain.server import PostgresServer, ServerError, open_server
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
 from brainbench.executors.base import Executor, ExecutorError, SeamLaunch, SeamProcess
 from brainbench.models.config import RunConfig
-from brainbench.models.result import Fault, Receipt, RunInfo, RunResult, SeamInfo, SeedFailure, TurnRow
+from brainbench.models.result import Fault, Receipt, RunInfo, RunResult, SeamInfo, SeedFailure, TraceInfo, TurnRow
+from brainbench.models.trace import CONTEXT_CAP, TurnTrace
 from brainbench.orchestrator.assemble import assemble_cells, metric_names
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
 from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
@@ -54,6 +55,7 @@ class FixtureOutcome:
     write_back: Any | None = None
     continuity: dict[str, Any] = field(default_factory=dict)  # harness → ContinuityScore
     seed_failure: SeedFailure | None = None
+    traces: list[TurnTrace] = field(default_factory=list)
 
 
 @dataclass
@@ -135,6 +137,7 @@ class Runner:
         self.started_at = datetime.now(UTC)
         self.seams: dict[str, ActiveSeam] = {}
         self.interrupted_by: str | None = None
+        self.work_root: Path | None = None
 
     # --- per fixture ----------------------------------------------------------------
 
@@ -149,8 +152,19 @@ class Runner:
             env = {**seam.env, **self._env(url, item.fixture.source, workdir / harness)}
             replays.append(await replay_fixture(item, seam.spec, seam.process, suites=suites, env=env,
                                                 workdir=workdir / harness, timeout_s=seam.timeout_s,
-                                                slug_sources=slug_sources))
+                                                slug_sources=slug_sources, keep=self.config.keep,
+                                                image=seam.info.image))
         return replays
+
+    async def _diagnose(self, conn: Any, item: LoadedFixture, replays: list[SeamReplay],
+                        slug_sources: dict[str, set[str]]) -> list[TurnTrace]:
+        # While the brain is still leased: the reference replays missed turns on this same brain.
+        from brainbench.orchestrator.diagnose import diagnose_replay
+
+        def work() -> list[TurnTrace]:
+            return [t for r in replays for t in diagnose_replay(conn, item, r.traces, r.contexts, slug_sources)]
+
+        return await anyio.to_thread.run_sync(work)
 
     async def _regular(self, item: LoadedFixture, dbs: BrainDatabases, workroot: Path) -> FixtureOutcome:
         async with self._brain(dbs) as brain:
@@ -166,9 +180,11 @@ class Runner:
             return out
         suites = retrieval_suites(item, self.config)
         if suites:
-            for replay in await self._replay_all(item, suites, url, workdir, report.slug_sources):
+            replays = await self._replay_all(item, suites, url, workdir, report.slug_sources)
+            for replay in replays:
                 out.rows += replay.rows
                 out.faults += replay.faults
+            out.traces += await self._diagnose(conn, item, replays, report.slug_sources)
         if wants_write_back(item, self.config):
             out.write_back = await anyio.to_thread.run_sync(self._write_back, conn, item)
         return out
@@ -222,6 +238,7 @@ class Runner:
             out.faults += replay.faults
             out.continuity[harness] = await anyio.to_thread.run_sync(
                 _score_continuity, conn, pair.reader, replay.injected)
+        out.traces += await self._diagnose(conn, pair.reader, replays, slug_sources)
         return out
 
     # --- whole run ----------------------------------------------------------------------
@@ -230,6 +247,7 @@ class Runner:
         dbs = BrainDatabases(server, self.run_id)
         executor = make_executor(self.config)
         workroot = Path(tempfile.mkdtemp(prefix=f"brainbench-run-{self.run_id}-", dir=scratch_parent()))
+        self.work_root = workroot
         self.llm_extractor: Any = None
         if self.config.llm:
             from brainbench.writeback import extractors
@@ -270,7 +288,8 @@ class Runner:
                 with contextlib.suppress(Exception):
                     await executor.close()
                 await anyio.to_thread.run_sync(dbs.close)
-                shutil.rmtree(workroot, ignore_errors=True)
+                if not self.config.keep:
+                    shutil.rmtree(workroot, ignore_errors=True)
 
     async def run(self, server: PostgresServer) -> RunResult:
         async with anyio.create_task_group() as outer:
@@ -354,11 +373,16 @@ class Runner:
         )
         from brainbench.metrics.glossary import glossary_for
 
-        return RunResult.model_validate({
+        traces = [t for o in done for t in o.traces]
+        kept = str(self.work_root) if self.config.keep and self.work_root else None
+        result = RunResult.model_validate({
             "receipt": receipt, "cells": cells, "turn_rows": rows,
             "seed_failures": [o.seed_failure for o in done if o.seed_failure is not None],
-            "_meta": {"metric_glossary": glossary_for(metric_names(cells)), "run": meta_run, "faults": faults},
+            "_meta": {"metric_glossary": glossary_for(metric_names(cells)), "run": meta_run, "faults": faults,
+                      "trace": TraceInfo(rows=len(traces), context_cap=CONTEXT_CAP, work_root=kept) if kept else None},
         })
+        result.trace.extend(traces)
+        return result
 
 
 def _terminate(signum: int, _frame: object) -> None:
