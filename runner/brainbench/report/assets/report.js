@@ -10,6 +10,7 @@
   var COLORS = {"openclaw": "#0550ae", "claude-code": "#8250df", "codex": "#bc4c00"};
   var state = {harness: "", suite: "", verdict: ""};
   var charts = [];
+  var lastCell = "";
   var turnIndex = {};
   DATA.turns.forEach(function (t) { turnIndex[t.harness + "/" + t.fixture_id + "/" + t.turn_id] = t; });
 
@@ -196,7 +197,10 @@
     var t = turnIndex[key];
     var parts = key.split("/");
     if (!t) { main.appendChild(el("p", {}, "No traced turn " + key + ".")); return; }
-    var suite = t.suites.filter(function (s) { return s === "push" || s === "know-to-ask"; })[0] || t.suites[0];
+    // Back to the cell the reader came from, else the push cell (per-page verdicts), else the first.
+    var suite = [lastCell.split("/")[1], "push", "know-to-ask"].filter(function (s) {
+      return lastCell.indexOf(t.harness + "/") === 0 || s !== lastCell.split("/")[1]; }).filter(function (s) {
+      return t.suites.indexOf(s) >= 0; })[0] || t.suites[0];
     main.appendChild(el("div", {"class": "crumbs"}, link("", "Scoreboard"), " › ",
       link("cell=" + t.harness + "/" + suite, t.harness + "/" + suite), " › " + t.fixture_id + "#" + t.turn_id));
     main.appendChild(el("h2", {id: "turn-title"}, t.harness + " · " + t.fixture_id + " · turn " + t.turn_id));
@@ -304,7 +308,7 @@
     var main = document.getElementById("main");
     main.textContent = "";
     var hash = decodeURIComponent(location.hash.slice(1));
-    if (hash.indexOf("cell=") === 0) cellView(main, hash.slice(5));
+    if (hash.indexOf("cell=") === 0) { lastCell = hash.slice(5); cellView(main, lastCell); }
     else if (hash.indexOf("turn=") === 0) turnView(main, hash.slice(5));
     else overview(main);
     if (hash && hash !== "main") { var h2 = main.querySelector("h2"); if (h2) { h2.setAttribute("tabindex", "-1"); h2.focus(); } }
