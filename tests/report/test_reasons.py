@@ -73,3 +73,22 @@ def test_explain_answers_in_one_command(traced_run: TracedRun) -> None:
     assert "rank 2 of 2, budget 1 pointer" in text
     missing = bench("explain", traced_run.out, "no-such-fixture")
     assert missing.returncode == 2 and "no traced turn matches 'no-such-fixture'" in missing.stderr
+
+
+def test_pr_delta_lists_each_newly_failed_item_once_with_its_reason(traced_run: TracedRun) -> None:
+    from brainbench.gate.baseline import canonical_baseline
+    from brainbench.gate.markdown import render_delta
+    from brainbench.models.baseline import CellCounts
+
+    head = load_result(traced_run.out)
+    main = canonical_baseline(head, harnesses=["openclaw", "claude-code", "codex"], suites=["know-to-ask", "push"])
+    # main had codex/push clean: every codex/push failure is new.
+    counts = {**main.counts, "codex/push": CellCounts(gold_total=main.counts["codex/push"].gold_total, gold_failed=0)}
+    main = main.model_copy(update={"counts": counts})
+    text = render_delta(main, head, report_url="https://ci.example/report/index.html")
+    line = ("- `codex/push`: `gen-kta-pos-001#1 missing people/gideon-dunmarrow` — budget: not injected — "
+            "resolvable but dropped by the pointer budget (rank 2 of 2, budget 1 pointer; exact title match on "
+            "\"gideon dunmarrow\") ([turn](https://ci.example/report/index.html#turn=codex/gen-kta-pos-001/1))")
+    assert line in text.splitlines()
+    assert text.count("gen-kta-pos-001#1 missing people/gideon-dunmarrow") == 1
+    assert "openclaw/push" not in text.split("**Failed gold items")[1]  # unchanged cells are not itemised
