@@ -276,11 +276,11 @@ def _report_artefacts(result, req: RunRequest) -> None:  # type: ignore[no-untyp
 
 def resumable(path: Path, config: RunConfig, fixtures_hash: str):  # type: ignore[no-untyped-def]
     """The interrupted result at ``path``, if it was produced by this corpus and config."""
-    from brainbench.models.result import RunResult
+    from brainbench.report.trace_file import TraceFileError, load_result
 
     try:
-        previous = RunResult.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValidationError) as exc:
+        previous = load_result(path)  # with its trace, so resumed fixtures keep their evidence
+    except TraceFileError as exc:
         raise UsageError(f"--resume {path}: not a readable result file ({str(exc).splitlines()[0]})") from exc
     run = previous.meta.run
     if run is None or run.complete:

@@ -51,6 +51,9 @@ def test_result_stays_valid_and_references_its_trace(reference: Path, traced_run
     jsonschema.validate(doc, json.loads((reference / "schema" / "result.schema.json").read_text()))
     info = doc["_meta"]["trace"]
     assert info["path"] == "result.trace.jsonl" and info["rows"] == len(load_result(traced_run.out).trace)
+    trace_schema = schema_for("trace")
+    for line in traced_run.out.with_name(info["path"]).read_text().splitlines():
+        jsonschema.validate(json.loads(line), trace_schema)
     kept = Path(info["work_root"])
     assert kept.is_dir() and list(kept.rglob("*.in.json")), "run --keep left no payloads"
     assert f"work root kept (transcripts, payloads): {kept}" in traced_run.proc.stderr

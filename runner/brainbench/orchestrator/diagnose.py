@@ -124,11 +124,18 @@ def diagnose_replay(conn: psycopg.Connection, item: LoadedFixture, traces: Seque
         if trace is not None:
             policy = POLICIES.get(trace.harness)
             reference = None
+            present: set[str] = set()
+            broken = ""
             if policy is not None and _needs_reference(trace):
                 prior = "\n\n".join(blocks) if policy.slugs_only_prior else "".join(prior_parts)
-                reference = _reference(conn, source, policy, turn.text, window, prior)
-            present = set(store.pages_by_slug(conn, source, _gold_slugs(trace))) if reference else set()
-            verdicts = verdicts_for(trace, reference, policy, first_injected, slug_sources, source, present)
+                try:
+                    reference = _reference(conn, source, policy, turn.text, window, prior)
+                    present = set(store.pages_by_slug(conn, source, _gold_slugs(trace)))
+                except psycopg.Error as exc:
+                    # The explanation is ours, not the seam's: losing it must not lose the run.
+                    reference, broken = None, str(exc).strip().splitlines()[0] if str(exc).strip() else "error"
+            verdicts = verdicts_for(trace, reference, policy, first_injected, slug_sources, source, present,
+                                    broken)
             out.append(trace.model_copy(update={
                 "prior_messages": len(window), "prior_injections": len(blocks), "verdicts": verdicts,
                 "budget": policy.budget if policy else None,
@@ -155,7 +162,7 @@ def _gold_slugs(t: TurnTrace) -> list[str]:
 
 def verdicts_for(t: TurnTrace, reference: _Reference | None, policy: ReferencePolicy | None,
                  first_injected: Mapping[str, int], slug_sources: Mapping[str, set[str]], source: str,
-                 present: set[str]) -> list[ItemVerdict]:
+                 present: set[str], broken: str = "") -> list[ItemVerdict]:
     gold = t.gold
     if gold is None:
         return []
@@ -172,7 +179,7 @@ def verdicts_for(t: TurnTrace, reference: _Reference | None, policy: ReferencePo
             if slug in injected:
                 out.append(ItemVerdict(slug=slug, verdict="injected", reason="injected"))
                 continue
-            verdict, reason = _missing(slug, t, reference, policy, first_injected, source, present)
+            verdict, reason = _missing(slug, t, reference, policy, first_injected, source, present, broken)
             if fault:
                 verdict, reason = "fault", f"{fault}; {reason}"
             out.append(ItemVerdict(slug=slug, verdict=verdict, reason=reason,  # type: ignore[arg-type]
@@ -199,7 +206,9 @@ def verdicts_for(t: TurnTrace, reference: _Reference | None, policy: ReferencePo
 
 
 def _missing(slug: str, t: TurnTrace, reference: _Reference | None, policy: ReferencePolicy | None,
-             first_injected: Mapping[str, int], source: str, present: set[str]) -> tuple[str, str]:
+             first_injected: Mapping[str, int], source: str, present: set[str], broken: str = "") -> tuple[str, str]:
+    if broken:
+        return "not_injected", f"not injected (the reference diagnosis failed: {broken})"
     if reference is None or policy is None:
         return "not_injected", "not injected (no reference diagnosis for this seam)"
     pick = reference.pick(slug)

@@ -342,6 +342,7 @@ class Runner:
                 write_back=WriteBackScore.model_validate(saved["write_back"]) if saved.get("write_back") else None,
                 continuity={h: ContinuityScore.model_validate(c) for h, c in (saved.get("continuity") or {}).items()},
                 seed_failure=SeedFailure.model_validate(saved["seed_failure"]) if saved.get("seed_failure") else None,
+                traces=[t for t in previous.trace if t.fixture_id == fid],
             )
 
     def ordered_keys(self) -> list[str]:
