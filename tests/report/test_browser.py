@@ -105,3 +105,24 @@ def test_filters_and_keyboard(page: tuple[Any, list[str]]) -> None:
     tab.keyboard.press("Enter")
     tab.wait_for_selector("#cell-title")
     assert tab.evaluate("document.activeElement.id") == "cell-title"  # focus follows the view
+
+
+def test_accessibility_with_axe(page: tuple[Any, list[str]]) -> None:
+    """axe-core (vendored into the tests, offline) finds no WCAG 2 A/AA violation: contrast, names, keyboard."""
+    tab, _ = page
+    axe = (Path(__file__).parent / "vendor" / "axe.min.js").read_text(encoding="utf-8")
+    for view in ("#", "#cell=codex/push", "#turn=codex/gen-kta-pos-001/1"):
+        tab.goto(tab.url.split("#")[0] + view)
+        tab.wait_for_selector("main h2")
+        tab.evaluate(axe)  # evaluate runs outside the page's CSP, like a devtools snippet
+        found = tab.evaluate("axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}})"
+                             ".then(r => r.violations.map(v => v.id + ': ' + v.nodes.length + ' node(s) — '"
+                             " + v.nodes[0].failureSummary))")
+        assert found == [], f"{view}: {found}"
+    # The checker is live: a faint paragraph is caught.
+    tab.evaluate("(() => { const p = document.createElement('p'); p.textContent = 'faint text';"
+                 " p.setAttribute('style', 'color:#ddd;background:#fff');"
+                 " document.querySelector('main').append(p); })()")
+    ids = tab.evaluate("axe.run(document, {runOnly: {type: 'tag', values: ['wcag2aa']}})"
+                       ".then(r => r.violations.map(v => v.id))")
+    assert "color-contrast" in ids
