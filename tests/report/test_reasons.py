@@ -95,3 +95,26 @@ def test_pr_delta_lists_each_newly_failed_item_once_with_its_reason(traced_run: 
     assert line in text.splitlines()
     assert text.count("gen-kta-pos-001#1 missing people/gideon-dunmarrow") == 1
     assert "openclaw/push" not in text.split("**Failed gold items")[1]  # unchanged cells are not itemised
+
+
+def test_report_command_compares_with_a_baseline(traced_run: TracedRun, tmp_path: Path) -> None:
+    from brainbench.gate.baseline import canonical_baseline
+    from brainbench.models.baseline import CellCounts
+    from brainbench.report.html import report_data
+
+    head = load_result(traced_run.out)
+    main = canonical_baseline(head, harnesses=["openclaw", "claude-code", "codex"], suites=["know-to-ask", "push"])
+    counts = {**main.counts, "codex/push": CellCounts(gold_total=main.counts["codex/push"].gold_total, gold_failed=0)}
+    base = tmp_path / "main.json"
+    base.write_text(main.model_copy(update={"counts": counts}).model_dump_json())
+    proc = bench("report", traced_run.out, "--compare", base, "--html", tmp_path / "html")
+    assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / "html" / "index.html").read_text()
+    assert "default-src 'none'" in page and "<script src" not in page and "<link" not in page
+    from brainbench.report.html import load_side
+
+    newly = report_data(head, load_side(base))["baseline"]["newly_failed"]
+    assert newly and {n["cell"] for n in newly} == {"codex/push"}
+    assert all(n["verdict"] != "unknown" for n in newly)
+    bad = bench("report", tmp_path / "missing.json", "--html", tmp_path / "x")
+    assert bad.returncode == 2 and "missing.json: cannot read" in bad.stderr

@@ -41,6 +41,8 @@ def render_turn(t: TurnTrace) -> Panel:
     head.add_column(style="bold")
     head.add_column()
     head.add_row("prompt", escape(t.prompt))
+    if t.image:
+        head.add_row("image", escape(t.image) + " (reasons compare it with the reference; its internals are not read)")
     head.add_row("prior", f"{t.prior_messages} earlier message(s), {t.prior_injections} earlier injection(s)")
     if gold is None:
         head.add_row("gold", "none for this turn")
