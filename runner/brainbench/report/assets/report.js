@@ -105,6 +105,11 @@
     failingList(main, DATA.failed, "Failing gold items", "failing-items");
     plots(main);
     faults(main, DATA.turns);
+    if (DATA.seed_failures.length) {
+      main.appendChild(el("h2", {id: "seed-failures"}, "Seed failures (" + DATA.seed_failures.length + "): the run is invalid"));
+      main.appendChild(el("ul", {"class": "items"}, DATA.seed_failures.map(function (f) {
+        return el("li", {}, el("code", {}, f.fixture_id), " " + f.error); })));
+    }
   }
 
   function failingList(main, items, title, id) {
