@@ -47,3 +47,14 @@ def test_a_production_image_is_only_compared_with_the_reference() -> None:
     [(_, verdict, reason), _] = kinds(t, ref)
     assert verdict == "budget"
     assert reason.startswith("not injected; the reference would also drop it:")
+
+
+def test_reference_policies_match_our_seams() -> None:
+    """The diagnosis restates each harness's budget (spec §4); our own seam programs must agree."""
+    from brainbench.seams import claude_code, codex, openclaw
+
+    assert POLICIES["openclaw"].budget == openclaw.MAX_POINTERS
+    assert POLICIES["codex"].budget == codex.MAX_FRAGMENTS
+    cc = POLICIES["claude-code"]
+    assert (cc.budget, cc.window_turns, cc.volunteer_pool) == (
+        claude_code.MAX_POINTERS, claude_code.WINDOW_TURNS, claude_code.MAX_VOLUNTEER_POOL)
