@@ -216,6 +216,13 @@
     function fact(k, v) { dl.appendChild(el("dt", {}, k)); dl.appendChild(el("dd", {}, v)); }
     fact("prompt", t.prompt);
     fact("prior context", t.prior_messages + " earlier message(s), " + t.prior_injections + " earlier injection(s) by this seam");
+    var earlier = DATA.turns.filter(function (o) {
+      return o.harness === t.harness && o.fixture_id === t.fixture_id && o.turn_id < t.turn_id; });
+    if (earlier.length) {
+      fact("earlier turns", el("ul", {"class": "items"}, earlier.map(function (o) {
+        return el("li", {}, link("turn=" + turnKey(o), "#" + o.turn_id), " “" + o.prompt + "” → ",
+          o.injected_slugs.length ? o.injected_slugs.join(", ") : "(silence)"); })));
+    }
     fact("gold", gold);
     fact("suites", t.suites.join(", "));
     if (t.image) fact("image", t.image);
