@@ -71,8 +71,7 @@ class EmbeddedPostgres:
     """A private PostgreSQL in a temp dir; ``close`` stops it and deletes everything."""
 
     def __init__(self, parent: Path | None = None, max_connections: int = DEFAULT_MAX_CONNECTIONS) -> None:
-        # Sized by the run's connection budget (brain/budget.py), never below the default.
-        self.max_connections = max(max_connections, DEFAULT_MAX_CONNECTIONS)
+        self.max_connections = max_connections  # sized by the run's connection budget (brain/budget.py)
         self.root = Path(tempfile.mkdtemp(prefix=EMBEDDED_PREFIX, dir=parent or scratch_parent()))
         # Traversable (not listable) by others: a non-root hook user, e.g. inside a
         # container with this directory bind-mounted, must reach the socket in it.
