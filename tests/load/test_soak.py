@@ -56,6 +56,8 @@ PLAN: list[tuple[str, str, int, signal.Signals | None]] = [
     ("external", "local", 2, None), ("embedded", "local", 1, None),
 ]
 EXTERNAL_MAX_CONNECTIONS = 60
+# 20 runs in one module fixture: longer than the suite's per-test default on a busy machine.
+pytestmark = pytest.mark.timeout(900)
 # Stated tolerances: the host is shared (CI runners, other test sessions), so its free
 # memory and open files move by themselves; a leaked embedded server alone costs more
 # than the memory slack, and every leaked hook process holds several files.

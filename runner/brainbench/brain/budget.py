@@ -199,8 +199,10 @@ def describe_choice(choice: Concurrency, capacity: ServerCapacity | None = None)
     if choice.requested is not None and choice.jobs < choice.requested:
         free = capacity.available if capacity is not None else EMBEDDED_MAX_CONNECTIONS
         where = f" ({_describe(capacity)})" if capacity is not None else ""
+        wanted = connection_budget(choice.requested, choice.budget.modes, choice.cores).total
         return (f"warning: --jobs {choice.requested} lowered to {choice.jobs}: the brain server has {free} free "
-                f"connection(s){where}, {choice.budget.total} of them for {choice.jobs} job(s)")
+                f"connection(s){where}; {choice.requested} jobs would need {wanted}, {choice.jobs} need "
+                f"{choice.budget.total}")
     if choice.requested is not None:
         return f"jobs: {choice.jobs} (as requested; brain connections budgeted: {choice.budget.total})"
     memory = f", memory {choice.memory_jobs}" if choice.memory_jobs is not None else ""
