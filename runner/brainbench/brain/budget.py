@@ -164,7 +164,8 @@ def choose_concurrency(requested: int | None, modes: Sequence[Mode], capacity: S
     """The ``--jobs`` of a run: as requested, else what cores and memory carry; always what the
     server's connections carry.  ``capacity`` None means the embedded server, sized to fit.
 
-    Raises :class:`BudgetError` when the server cannot carry one job.
+    ``cpu`` and ``memory`` (bytes free) are read from the host when not given (memory -1);
+    memory None means unknown.  Raises :class:`BudgetError` when the server cannot carry one job.
     """
     cpu = cores() if cpu is None else cpu
     memory = available_memory() if memory == -1 else memory
@@ -197,7 +198,7 @@ def choose_concurrency(requested: int | None, modes: Sequence[Mode], capacity: S
 def describe_choice(choice: Concurrency, capacity: ServerCapacity | None = None) -> str:
     """One stderr line: the jobs chosen and why (a warning when the server lowered --jobs)."""
     if choice.requested is not None and choice.jobs < choice.requested:
-        free = capacity.available if capacity is not None else EMBEDDED_MAX_CONNECTIONS
+        free = capacity.available if capacity is not None else EMBEDDED_MAX_CONNECTIONS - EMBEDDED_SUPERUSER_RESERVED
         where = f" ({_describe(capacity)})" if capacity is not None else ""
         wanted = connection_budget(choice.requested, choice.budget.modes, choice.cores).total
         return (f"warning: --jobs {choice.requested} lowered to {choice.jobs}: the brain server has {free} free "
