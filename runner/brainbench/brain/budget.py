@@ -44,8 +44,9 @@ ADMIN_CONNECTIONS = 2
 EMBEDDED_SUPERUSER_RESERVED = 3
 # Each slot costs the embedded server shared memory (locks, PGPROC): ~1000 stays small.
 EMBEDDED_MAX_CONNECTIONS = 1000
-# One job at a time holds a brain (a template copy in scratch, usually RAM), its
-# server backend, and the runner's rows and transcripts: measured ≈ 20 MiB, with room to spare.
+# One job holds a brain (a template copy in scratch, usually RAM: 7 MiB measured), the
+# runner's backend on it (5 MiB PSS) and a share of hook backends (5 MiB each), plus its
+# rows and transcripts: 64 MiB is a generous bound, not a measurement.
 MEMORY_PER_JOB = 64 << 20
 
 
