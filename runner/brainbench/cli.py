@@ -100,7 +100,8 @@ def run(
     llm: Annotated[bool, typer.Option(help="Model-based write-back extractor (BRAINBENCH_LLM_* env).")] = False,
     budget_usd: Annotated[float, typer.Option(help="Spend cap for --llm.")] = 5.0,
     seed: Annotated[int, typer.Option(help="Recorded in the receipt.")] = 42,
-    jobs: Annotated[int, typer.Option(help="Fixtures run concurrently (default: cores).")] = os.cpu_count() or 2,
+    jobs: Annotated[int | None, typer.Option(help="Fixtures run concurrently (default: what the cores, memory and "
+                                                  "the brain server's connections carry).")] = None,
     executor: Annotated[str, typer.Option(help="local or docker.")] = "local",
     mode: Annotated[str, typer.Option(help="Seam invocation: stream (warm) or exec (one process per call).")] = (
         "stream"),

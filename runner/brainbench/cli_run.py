@@ -42,7 +42,7 @@ class RunRequest:
     llm: bool = False
     budget_usd: float = 5.0
     seed: int = 42
-    jobs: int = 2
+    jobs: int | None = None  # None: chosen from cores, memory and the server's connections
     executor: str = "local"
     mode: str = "stream"
     timeout: float = 30.0
@@ -129,7 +129,7 @@ def build_config(req: RunRequest) -> RunConfig:
         raise UsageError(f"--executor: {req.executor!r} is not local or docker")
     if req.mode not in ("exec", "stream"):
         raise UsageError(f"--mode: {req.mode!r} is not exec or stream")
-    if req.jobs < 1:
+    if req.jobs is not None and req.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     try:
         return RunConfig(
@@ -202,7 +202,7 @@ def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type:
             return EXIT_ERROR
     try:
         with progress_reporter(total, enabled=not req.quiet and sys.stderr.isatty()) as advance:
-            result = run_benchmark(config, corpus, advance, resume=previous)
+            result = run_benchmark(config, corpus, advance, resume=previous, notify=_err)
     except RUN_FAILURES as exc:
         _err(f"run failed: {exc}")
         return EXIT_ERROR
@@ -307,6 +307,13 @@ def _report_interrupted(result, req: RunRequest) -> int:  # type: ignore[no-unty
 
     run = result.meta.run
     code = 130 if run.interrupted_by == "SIGINT" else 143
+    if req.update_baseline is not None:
+        from brainbench.gate.flow import unclean_reasons
+
+        # A refused baseline is an error (2) whatever made the run unclean, faults and signals alike.
+        _err(f"refusing --update-baseline: the run is not clean ({unclean_reasons(result)}); "
+             f"{req.update_baseline} left untouched")
+        code = EXIT_ERROR
     if req.out is not None:
         from brainbench.report.trace_file import write_trace
 

@@ -35,6 +35,7 @@ __all__ = [
     "compare_files",
     "default_baseline_path",
     "outcome_json",
+    "unclean_reasons",
 ]
 
 BASELINE_RELPATH = Path("baselines") / "main.json"
@@ -96,6 +97,25 @@ def _name_failed_items(outcome: CompareOutcome, result: RunResult) -> None:
         outcome.notes.append(f"{scope} in {breach.cell}: {shown}{more}")
 
 
+def unclean_reasons(result: RunResult) -> str:
+    """Why a run's numbers must not become a baseline ("" when it is clean).
+
+    A fault, a seed failure or an interruption means some turns measured the machine
+    (connections, timeouts, a dead container), not the memory system.
+    """
+    reasons = []
+    counts: dict[str, int] = {}
+    for fault in result.meta.faults:
+        counts[fault.fault_class] = counts.get(fault.fault_class, 0) + 1
+    reasons += [f"{n} {cls}" for cls, n in sorted(counts.items())]
+    if result.seed_failures:
+        reasons.append(f"{len(result.seed_failures)} seed failure(s)")
+    run = result.meta.run
+    if run is not None and not run.complete:
+        reasons.append(f"interrupted by {run.interrupted_by or 'a signal'}")
+    return ", ".join(reasons)
+
+
 def apply_gate(
     result: RunResult,
     *,
@@ -112,7 +132,8 @@ def apply_gate(
 
     * ``update_baseline``: write the canonical baseline (with ``justification``)
       BEFORE comparing, so a local ``--update-baseline --compare main.json`` sees its
-      own update as the committed baseline.  Refused when the run has seed failures.
+      own update as the committed baseline.  Refused when the run is not clean
+      (faults, seed failures, interruption): see :func:`unclean_reasons`.
     * ``compare``: main's baseline.  ``committed`` is the bless/hardening target;
       ``None`` means the repository's ``baselines/main.json``; a missing file means
       "no committed baseline".
@@ -133,9 +154,10 @@ def apply_gate(
         report.messages.append("note: --justification only takes effect with --update-baseline")
 
     if update_baseline is not None:
-        if result.seed_failures:
-            n = len(result.seed_failures)
-            report.fail(f"refusing --update-baseline: {n} seed failure(s) — the run is invalid")
+        unclean = unclean_reasons(result)
+        if unclean:
+            report.fail(f"refusing --update-baseline: the run is not clean ({unclean}); "
+                        f"{update_baseline} left untouched")
         else:
             baseline = canonical_baseline(
                 result, harnesses=harnesses, suites=suites, justification=justification

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Literal
 
@@ -38,7 +37,8 @@ class RunConfig(BaseModel):
     llm: bool = False
     budget_usd: float = Field(default=5.0, gt=0)
     seed: int = 42
-    jobs: int = Field(default_factory=lambda: os.cpu_count() or 2, ge=1)
+    # None: chosen at run time from cores, memory and the brain server's connections.
+    jobs: int | None = Field(default=None, ge=1)
     executor: Literal["local", "docker"] = "local"
     mode: Literal["exec", "stream"] = "stream"
     timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0)

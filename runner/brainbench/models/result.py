@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer
 
+from brainbench.models.budget import Concurrency
 from brainbench.models.corpus import Suite, TurnGold
 
 Harness = Literal["openclaw", "claude-code", "codex"]
@@ -111,6 +112,8 @@ class RunInfo(_Model):
     seams: list[SeamInfo] = Field(default_factory=list)
     fault_counts: dict[str, int] = Field(default_factory=dict)
     extraction: dict[str, float | int] | None = None
+    # How ``jobs`` was chosen and the connections budgeted for it (brain/budget.py).
+    concurrency: Concurrency | None = None
 
 
 class TraceInfo(_Model):
