@@ -131,6 +131,9 @@ def _mount_optional() -> None:
     from brainbench.gate.cli import register
 
     register(app)
+    from brainbench.brain.cli import register as register_brain
+
+    register_brain(app)
     try:
         from brainbench.generator.cli import app as corpus_app
 
