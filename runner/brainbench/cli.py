@@ -134,6 +134,9 @@ def _mount_optional() -> None:
     from brainbench.brain.cli import register as register_brain
 
     register_brain(app)
+    from brainbench.doctor.cli import register as register_doctor
+
+    register_doctor(app)
     try:
         from brainbench.generator.cli import app as corpus_app
 
