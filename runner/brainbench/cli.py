@@ -112,6 +112,8 @@ def run(
     ledger: Annotated[Path | None, typer.Option(help="Append a run line here (default: next to --out).")] = None,
     resume: Annotated[Path | None, typer.Option(help="Continue an interrupted run from its --out file.")] = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    fixture: Annotated[list[str] | None, typer.Option(
+        "--fixture", help="Run only this fixture id (repeatable; globs such as 'kta-00*'). Never gated.")] = None,
 ) -> None:
     """Replay the corpus through the seams, grade it, print the scoreboard (and gate it)."""
     from brainbench.cli_run import RunRequest, execute
@@ -123,6 +125,7 @@ def run(
         allow_regression=allow_regression, llm=llm, budget_usd=budget_usd, seed=seed, jobs=jobs,
         executor=executor, mode=mode, timeout=timeout, database_url=database_url, images=image or [],
         seams_file=seams, ledger=ledger, resume=resume, quiet=quiet, cmd_args=sys.argv[2:],
+        fixture_ids=fixture or [],
     ))
     raise typer.Exit(code)
 
