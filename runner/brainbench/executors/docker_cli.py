@@ -95,7 +95,8 @@ def images_build(
         argv += ["--only", only]
     env = dict(os.environ)
     env.setdefault("PYTHON", sys.executable)
-    raise typer.Exit(subprocess.call(argv, env=env))
+    # A failed build is an infrastructure error: exit 2, never the 1 that reads as a regression.
+    raise typer.Exit(0 if subprocess.call(argv, env=env) == 0 else 2)
 
 
 def register(target: typer.Typer) -> None:
