@@ -88,7 +88,8 @@ def serve(
             sys.stdout.flush()
             _err(f"brain of {fx.fixture_id}: {brain.report.pages} page(s), {brain.report.facts} fact(s), "
                  f"source {fx.source!r}, database {brain.database}")
-            _err(f"try:  echo {shlex.quote(_sample_input(fx))} | python -m brainbench.seams.openclaw")
+            _err(f"try:  echo {shlex.quote(_sample_input(fx))} "
+                 f"| {shlex.quote(sys.executable)} -m brainbench.seams.openclaw")
             _err("up until Ctrl-C (the database is dropped then)")
             with contextlib.suppress(KeyboardInterrupt):
                 threading.Event().wait()
