@@ -134,7 +134,7 @@ def _mount_optional() -> None:
     from brainbench.gate.cli import register
 
     register(app)
-    from brainbench.brain.cli import register as register_brain
+    from brainbench.serve_cli import register as register_brain
 
     register_brain(app)
     from brainbench.doctor.cli import register as register_doctor

@@ -62,14 +62,6 @@ def example_image(docker_client: Any) -> str:
     return EXAMPLE_IMAGE
 
 
-def test_doctor_passes_the_example_image_and_predicts_exec(example_image: str) -> None:
-    proc = _bench("doctor", "--image", example_image)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "io.brainbench.modes=exec; the run uses exec" in proc.stdout
-    assert "happy path (exec)" in proc.stdout and "FAIL" not in proc.stdout
-    assert "(stream)" not in proc.stdout  # an exec-only image is never checked in a mode the run won't use
-
-
 def test_a_hook_that_ignores_the_brain_fails_the_happy_path(docker_client: Any) -> None:
     # Exit 0 with a fixed context: fine on the wire, but it never reads the brain.
     image = _script_image(docker_client, "bbtest-dropin-fixed:1",

@@ -42,7 +42,10 @@ def example_image(docker_client: Any) -> str:
 def test_doctor_passes_the_example(example_image: str) -> None:
     proc = _bench("doctor", "--image", example_image)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "happy path (exec)" in proc.stdout and "FAIL" not in proc.stdout
+    assert "io.brainbench.modes=exec; the run uses exec" in proc.stdout
+    assert "happy path (exec)" in proc.stdout
+    assert "FAIL" not in proc.stdout and "WARN" not in proc.stdout, proc.stdout
+    assert "(stream)" not in proc.stdout  # never checked in a mode the run won't use
 
 
 def test_full_gate_run_with_the_example_behind_claude_code(example_image: str, docker_client: Any,

@@ -29,7 +29,8 @@ def doctor(
         "--mode", help="exec or stream; default: every mode the image declares (io.brainbench.modes).")] = None,
     harness: Annotated[str, typer.Option("--harness", help="claude-code, codex or openclaw")] = "claude-code",
     env: Annotated[list[str], typer.Option("--env", help="KEY=VALUE passed to every call.")] = [],  # noqa: B006
-    timeout: Annotated[float, typer.Option("--timeout", help="Per-call timeout, seconds.")] = 10.0,
+    timeout: Annotated[float | None, typer.Option(
+        "--timeout", help="Per-call timeout, seconds (default: the run's, 30).")] = None,
     database_url: Annotated[str | None, typer.Option(
         "--database-url", help="Seed doctor's brain on this Postgres (default: an embedded one).")] = None,
     docker_host: Annotated[str | None, typer.Option("--docker-host", envvar="DOCKER_HOST")] = None,
@@ -40,6 +41,7 @@ def doctor(
     from rich.table import Table
 
     from brainbench.doctor.checks import run_doctor
+    from brainbench.models.config import DEFAULT_TIMEOUT_S
 
     if mode not in (None, "exec", "stream"):
         raise typer.BadParameter("must be exec or stream", param_hint="--mode")
@@ -48,7 +50,7 @@ def doctor(
     call_env = _parse_env(env)
     report = anyio.run(lambda: run_doctor(
         image, command=(command,) if command else (), mode=mode, env=call_env,  # type: ignore[arg-type]
-        timeout_s=timeout, harness=harness, database_url=database_url, docker_host=docker_host))  # type: ignore[arg-type]
+        timeout_s=timeout or DEFAULT_TIMEOUT_S, harness=harness, database_url=database_url, docker_host=docker_host))  # type: ignore[arg-type]
     console = Console()
     if report.results:
         table = Table(title=f"brainbench doctor {image} ({harness}; modes: {', '.join(report.modes) or '-'})")

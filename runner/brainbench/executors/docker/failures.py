@@ -76,7 +76,7 @@ def check_started(container: Any, ref: str, settle_s: float = 0.2) -> None:
     if missing_shell(logs):
         raise ImageContractError(no_shell_message(ref))
     code = (container.attrs.get("State") or {}).get("ExitCode")
-    raise DockerInfraError(f"the container of {ref} stopped right after it started (exit {code})"
+    raise ImageContractError(f"the container of {ref} stopped right after it started (exit {code})"
                            + (f": {logs.splitlines()[-1]}" if logs else ""))
 
 

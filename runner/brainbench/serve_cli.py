@@ -22,7 +22,7 @@ import typer
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="The brain a hook reads: serve one by hand.")
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def _err(message: str) -> None:
