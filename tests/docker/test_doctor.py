@@ -131,3 +131,7 @@ def test_image_without_entrypoint_or_shell_is_a_clear_failure(docker_client: Any
     assert run.returncode == 2, run.stderr
     assert f"run failed: image {no_shell} has no /bin/sh" in run.stderr
     assert time.monotonic() - started < 90
+    run = _bench("run", "--fixtures", str(fx), "--gold", str(gd), "--executor", "docker", "--harness",
+                 "claude-code", "--image", f"claude-code={no_cmd}", "--mode", "exec", "--quiet", env={"CI": ""})
+    assert run.returncode == 2, run.stderr
+    assert f"run failed: image {no_cmd} has no ENTRYPOINT or CMD, so it has no hook to run" in run.stderr
