@@ -15,8 +15,9 @@ import shlex
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -40,6 +41,31 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
+def _seeder(item, corpus) -> tuple[Callable[[Any], Any], str | None]:  # type: ignore[no-untyped-def]
+    """How to seed ``item``'s brain as a run would see it, and a note when that is more than its own seeds.
+
+    A continuity reader is replayed against its pair's brain: both fixtures' seeds plus
+    what the writer's conversation wrote back (the deterministic gold extractor).
+    """
+    from brainbench.brain.seeding import SeedReport, seed_fixture
+
+    fx = item.fixture
+    pair = corpus.pairs.get(fx.continuity.pair_id) if fx.continuity is not None else None
+    if pair is None or pair.reader.fixture_id != item.fixture_id:
+        return (lambda conn: seed_fixture(conn, fx)), None
+
+    def seed(conn: Any) -> SeedReport:
+        from brainbench.writeback.extractors import GoldExtractor
+        from brainbench.writeback.pipeline import run_write_back
+
+        report = SeedReport.merge(seed_fixture(conn, pair.writer.fixture), seed_fixture(conn, fx))
+        run_write_back(conn, pair.writer, GoldExtractor(pair.writer))
+        return report
+
+    return seed, (f"continuity reader: the brain also holds {pair.writer.fixture_id}'s seeds and its "
+                  "write-back, as in a run")
+
+
 @app.command()
 def serve(
     fixture_id: Annotated[str, typer.Argument(metavar="FIXTURE", help="Fixture id, e.g. kta-001-deal-recall.")],
@@ -53,7 +79,7 @@ def serve(
     """Seed FIXTURE's brain, print the env a hook gets, stay up until Ctrl-C (or SIGTERM)."""
     import psycopg
 
-    from brainbench.brain.seeding import SeedError, seed_fixture
+    from brainbench.brain.seeding import SeedError
     from brainbench.brain.serve import served_brain
     from brainbench.brain.server import ServerError, open_server
     from brainbench.cli_run import load_or_report
@@ -77,7 +103,8 @@ def serve(
         _err(f"brainbench brain serve: cannot start the brain's database server: {exc}")
         raise typer.Exit(2) from exc
     try:
-        with served_brain(server, lambda conn: seed_fixture(conn, fx), source=fx.source) as brain:
+        seed, note = _seeder(item, corpus)
+        with served_brain(server, seed, source=fx.source) as brain:
             env = brain.hook_env()
             exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items())
             if env_file is not None:
@@ -86,8 +113,10 @@ def serve(
                 os.replace(tmp, env_file)  # whole or absent: a reader never sees half of it
             sys.stdout.write(exports)
             sys.stdout.flush()
-            _err(f"brain of {fx.fixture_id}: {brain.report.pages} page(s), {brain.report.facts} fact(s), "
+            _err(f"brain of {fx.fixture_id}: {brain.report.pages} seeded page(s), {brain.report.facts} seeded fact(s), "
                  f"source {fx.source!r}, database {brain.database}")
+            if note:
+                _err(note)
             _err(f"try:  echo {shlex.quote(_sample_input(fx))} "
                  f"| {shlex.quote(sys.executable)} -m brainbench.seams.openclaw")
             _err("up until Ctrl-C (the database is dropped then)")

@@ -27,17 +27,23 @@ def _read_env(path: Path) -> dict[str, str]:
     return env
 
 
-def test_serve_seeds_prints_the_hook_env_and_drops_the_brain_on_ctrl_c(tmp_path: Path) -> None:
-    env_file = tmp_path / "brain.env"
-    proc = subprocess.Popen([sys.executable, "-m", "brainbench.cli", "brain", "serve", FIXTURE,
+def _serve(fixture: str, env_file: Path) -> subprocess.Popen[str]:
+    proc = subprocess.Popen([sys.executable, "-m", "brainbench.cli", "brain", "serve", fixture,
                              "--env-file", str(env_file)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
+    deadline = time.monotonic() + 120
+    while not env_file.exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"brain serve never came up: {proc.communicate()}")
+        time.sleep(0.2)
+    return proc
+
+
+def test_serve_seeds_prints_the_hook_env_and_drops_the_brain_on_ctrl_c(tmp_path: Path) -> None:
+    env_file = tmp_path / "brain.env"
+    proc = _serve(FIXTURE, env_file)
     try:
-        deadline = time.monotonic() + 120
-        while not env_file.exists():
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "brain serve never came up"
-            time.sleep(0.2)
         env = _read_env(env_file)
         assert set(env) == {"BRAINBENCH_DATABASE_URL", "BRAINBENCH_SOURCE"}
         assert env["BRAINBENCH_SOURCE"] == "default"
@@ -52,10 +58,25 @@ def test_serve_seeds_prints_the_hook_env_and_drops_the_brain_on_ctrl_c(tmp_path:
         out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert out.startswith("export BRAINBENCH_DATABASE_URL=")
-    assert f"brain of {FIXTURE}: 3 page(s)" in err and "stopped: brain dropped" in err
+    assert f"brain of {FIXTURE}: 3 seeded page(s)" in err and "stopped: brain dropped" in err
     assert not env_file.exists()
     with pytest.raises(psycopg.OperationalError):  # the embedded server is gone with its brain
         psycopg.connect(env["BRAINBENCH_DATABASE_URL"] + "&connect_timeout=2").close()
+
+
+def test_a_continuity_reader_gets_its_pairs_brain(tmp_path: Path) -> None:
+    env_file = tmp_path / "brain.env"
+    proc = _serve("cont-001-widget-pass-reader", env_file)
+    try:
+        with psycopg.connect(_read_env(env_file)["BRAINBENCH_DATABASE_URL"]) as conn:
+            slugs = {row[0] for row in conn.execute("SELECT slug FROM pages")}
+            facts = conn.execute("SELECT count(*) FROM facts").fetchone()[0]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    # What the writer's conversation wrote back is there, as when a run replays the reader.
+    assert "conversations/bench-cont-001-widget-pass-writer" in slugs and facts > 0
+    assert "the brain also holds cont-001-widget-pass-writer's seeds and its write-back" in err
 
 
 def test_serve_unknown_fixture_suggests_near_names() -> None:
