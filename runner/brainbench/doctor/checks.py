@@ -247,13 +247,18 @@ async def _check_calls(report: DoctorReport, proc: Any, mode: InvocationMode, ha
     if mode == "exec":
         # Stream seams send these through exec too, so checking them once is enough.
         cases[1:1] = [("empty stdin", b""), ("non-object JSON", b"[]")]
+    if SEAMS[harness].session_start:
+        # A run opens every codex conversation with SessionStart before the first prompt.
+        start = json.loads(_payload(harness, "", hook_event_name="SessionStart", source="startup"))
+        del start["prompt"], start["turn_id"]
+        cases.insert(0, ("SessionStart", json.dumps(start).encode()))
     latencies: list[float] = []
     for name, payload in cases:
         outcome = await proc.call(HookCall(payload, env, timeout_s))
-        graded = grade(outcome, dialect)
+        graded = grade(outcome, dialect, "SessionStart" if name == "SessionStart" else "UserPromptSubmit")
         label = f"{name} ({mode})"
         problem = None
-        if outcome.timed_out and mode == "stream" and name == "happy path":
+        if outcome.timed_out and mode == "stream" and name in ("happy path", "SessionStart"):
             problem = (f"no answer to the stream request in {timeout_s:g} s: this image speaks exec only; "
                        "use mode=exec (and leave `stream` out of io.brainbench.modes)")
         elif graded.fault is not None:
