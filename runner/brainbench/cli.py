@@ -115,6 +115,8 @@ def run(
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
     keep: Annotated[bool, typer.Option(help="Keep the run's work root (transcripts, payloads); says where.")] = False,
     html: Annotated[Path | None, typer.Option(help="Also write the HTML report into this directory.")] = None,
+    fixture: Annotated[list[str] | None, typer.Option(
+        "--fixture", help="Run only this fixture id (repeatable; globs such as 'kta-00*'). Never gated.")] = None,
 ) -> None:
     """Replay the corpus through the seams, grade it, print the scoreboard (and gate it)."""
     from brainbench.cli_run import RunRequest, execute
@@ -126,6 +128,7 @@ def run(
         allow_regression=allow_regression, llm=llm, budget_usd=budget_usd, seed=seed, jobs=jobs,
         executor=executor, mode=mode, timeout=timeout, database_url=database_url, images=image or [],
         seams_file=seams, ledger=ledger, resume=resume, quiet=quiet, keep=keep, html=html, cmd_args=sys.argv[2:],
+        fixture_ids=fixture or [],
     ))
     raise typer.Exit(code)
 
@@ -137,6 +140,12 @@ def _mount_optional() -> None:
     from brainbench.report.cli import register as register_report
 
     register_report(app)
+    from brainbench.serve_cli import register as register_brain
+
+    register_brain(app)
+    from brainbench.doctor.cli import register as register_doctor
+
+    register_doctor(app)
     try:
         from brainbench.generator.cli import app as corpus_app
 

@@ -55,6 +55,7 @@ class RunRequest:
     keep: bool = False
     html: Path | None = None
     cmd_args: list[str] = field(default_factory=list)
+    fixture_ids: list[str] = field(default_factory=list)
 
 
 class UsageError(ValueError):
@@ -139,6 +140,7 @@ def build_config(req: RunRequest) -> RunConfig:
             include_holdout=req.include_holdout, llm=req.llm, budget_usd=req.budget_usd, seed=req.seed,
             jobs=req.jobs, executor=req.executor, mode=req.mode, timeout_s=req.timeout,  # type: ignore[arg-type]
             database_url=req.database_url, seams=_seam_overrides(req), cmd_args=req.cmd_args, keep=req.keep,
+            fixture_ids=list(dict.fromkeys(req.fixture_ids)),
         )
     except ValidationError as exc:
         first = exc.errors()[0]
@@ -179,7 +181,25 @@ def execute(req: RunRequest) -> int:
     if not corpus.fixtures:
         _err(f"no fixtures found in {config.fixtures_dir} — refusing a vacuous pass")
         return EXIT_ERROR
+    if config.fixture_ids and (problem := _selection_problem(config, corpus)):
+        _err(f"brainbench run: {problem}")
+        return EXIT_ERROR
     return _run_and_report(config, corpus, req)
+
+
+def _selection_problem(config: RunConfig, corpus) -> str | None:  # type: ignore[no-untyped-def]
+    """Why ``--fixture`` cannot run as asked (a pattern that matches nothing is a typo, not a pass)."""
+    import difflib
+
+    from brainbench.orchestrator.selection import unmatched_patterns
+
+    missing = unmatched_patterns(corpus, config.fixture_ids)
+    if not missing:
+        return None
+    ids = [item.fixture_id for item in corpus.fixtures]
+    near = sorted({m for p in missing for m in difflib.get_close_matches(p, ids, n=3)})
+    return (f"--fixture {', '.join(missing)}: no such fixture in {config.fixtures_dir}"
+            + (f" (did you mean {', '.join(near)}?)" if near else " (`brainbench validate` lists the corpus)"))
 
 
 def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type: ignore[no-untyped-def]
@@ -219,7 +239,7 @@ def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type:
     report = apply_gate(
         result, harnesses=list(config.harnesses), suites=list(config.suites), compare=req.compare,
         committed=req.committed_baseline, update_baseline=req.update_baseline, justification=req.justification,
-        allow_regression=req.allow_regression, ci=ci_from_env(),
+        allow_regression=req.allow_regression, ci=ci_from_env(), selection=list(config.fixture_ids),
     )
     if report.outcome is not None:
         result.compare = report.outcome
@@ -296,6 +316,8 @@ def resumable(path: Path, config: RunConfig, fixtures_hash: str):  # type: ignor
         mismatches.append("harnesses")
     if run.suites != list(config.suites):
         mismatches.append("suites")
+    if (run.fixture_selection or []) != list(config.fixture_ids):
+        mismatches.append("--fixture selection")
     if mismatches:
         raise UsageError(f"--resume {path}: refusing, the run differs in {', '.join(mismatches)}")
     return previous

@@ -127,8 +127,12 @@ def apply_gate(
     justification: str | None,
     allow_regression: str | None,
     ci: bool,
+    selection: list[str] | None = None,
 ) -> GateReport:
     """Update the baseline and/or gate a finished run (spec §10.3).
+
+    * ``selection`` (``--fixture``): a partial run is never compared with, nor
+      written as, a baseline -- a baseline always covers the whole corpus.
 
     * ``update_baseline``: write the canonical baseline (with ``justification``)
       BEFORE comparing, so a local ``--update-baseline --compare main.json`` sees its
@@ -149,6 +153,12 @@ def apply_gate(
         return report.fail(
             "--allow-regression is a local escape hatch and is refused when CI is set: "
             "a change must not approve itself (commit a baseline with --justification instead)"
+        )
+    if selection and (compare is not None or update_baseline is not None):
+        flag = "--compare" if compare is not None else "--update-baseline"
+        return report.fail(
+            f"refusing {flag} on a partial run (--fixture {' '.join(selection)}): a baseline covers the whole "
+            f"corpus, so the missing fixtures would read as lost coverage — re-run without --fixture to gate"
         )
     if justification is not None and update_baseline is None:
         report.messages.append("note: --justification only takes effect with --update-baseline")

@@ -44,5 +44,7 @@ class RunConfig(BaseModel):
     timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0)
     database_url: str | None = None
     seams: dict[str, SeamOverride] = Field(default_factory=dict)
+    # --fixture: ids or globs; empty = the whole corpus.  A partial run is never gated.
+    fixture_ids: list[str] = Field(default_factory=list)
     cmd_args: list[str] = Field(default_factory=list)
     keep: bool = False  # keep the run's work root (transcripts, payloads) for inspection

@@ -106,6 +106,8 @@ class RunInfo(_Model):
     complete: bool = True
     interrupted_by: str | None = None
     completed_fixtures: list[str] = Field(default_factory=list)
+    # The --fixture selection (ids or globs) when the run was not the whole corpus.
+    fixture_selection: list[str] | None = None
     # Only in an incomplete result: per-fixture scores that cells aggregate away,
     # so ``--resume`` can rebuild the finished part exactly.
     resume_state: dict[str, dict[str, Any]] | None = None

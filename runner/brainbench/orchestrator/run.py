@@ -383,6 +383,7 @@ class Runner:
             finished_at=datetime.now(UTC).isoformat().replace("+00:00", "Z"),
             complete=complete, interrupted_by=interrupted_by,
             completed_fixtures=[k for k in self.ordered_keys() if k in self.outcomes],
+            fixture_selection=list(self.config.fixture_ids) or None,
             seams=[s.info for s in self.seams.values()], fault_counts=fault_counts,
             resume_state=None if complete else self._resume_state(), concurrency=self.concurrency,
         )
