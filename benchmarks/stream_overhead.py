@@ -15,7 +15,7 @@ import time
 import anyio
 from brainbench.executors.base import HookCall, SeamLaunch
 from brainbench.executors.local import LocalExecutor
-from brainbench.seams.registry import SEAMS
+from brainbench.harnesses.registry import SEAMS
 
 
 async def main(n: int) -> None:

@@ -33,7 +33,7 @@ def _leftovers(pid: int) -> list[str]:
         if marker.exists() and marker.read_text().strip() == str(pid):
             found.append(str(root))
     out = subprocess.run(["ps", "-eo", "pid,ppid,args"], capture_output=True, text=True, check=True).stdout
-    found += [line for line in out.splitlines() if "brainbench.seams" in line and f" {pid} " in f" {line} "]
+    found += [line for line in out.splitlines() if "brainbench.hooks" in line and f" {pid} " in f" {line} "]
     return found
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from brainbench.corpus.loader import LoadedFixture
 from brainbench.executors.base import SeamProcess
+from brainbench.harnesses.registry import SeamSpec
 from brainbench.models.result import Fault, TurnRow
 from brainbench.orchestrator.conversation import Conversation
-from brainbench.seams.registry import SeamSpec
 
 
 @dataclass

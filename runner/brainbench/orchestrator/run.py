@@ -26,13 +26,13 @@ from brainbench.brain.seeding import SeedError, SeedReport, seed_fixture
 from brainbench.brain.server import PostgresServer, ServerError, open_server
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
 from brainbench.executors.base import Executor, ExecutorError, SeamLaunch, SeamProcess
+from brainbench.harnesses.registry import SEAMS, SeamSpec
 from brainbench.models.config import RunConfig
 from brainbench.models.result import Fault, Receipt, RunInfo, RunResult, SeamInfo, SeedFailure, TurnRow
 from brainbench.orchestrator.assemble import assemble_cells, metric_names
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
 from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
 from brainbench.scratch import scratch_parent
-from brainbench.seams.registry import SEAMS, SeamSpec
 
 Progress = Callable[[str], None]
 

@@ -99,6 +99,6 @@ def _stream(handler: Handler) -> int:
 def main(handler: Handler, argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if args not in ([], ["--stream"]):
-        sys.stderr.write("usage: python -m brainbench.seams.<seam> [--stream]\n")
+        sys.stderr.write("usage: python -m brainbench.hooks.<seam> [--stream]\n")
         raise SystemExit(64)
     raise SystemExit(_stream(handler) if args == ["--stream"] else _exec(handler))

@@ -31,8 +31,8 @@ class SeamSpec:
 
 
 SEAMS: dict[str, SeamSpec] = {
-    "openclaw": SeamSpec("openclaw", "production", "brainbench.seams.openclaw", "openclaw", "messages", False),
-    "claude-code": SeamSpec("claude-code", "production", "brainbench.seams.claude_code", "claude", "transcript", False),
-    "codex": SeamSpec("codex", "contract", "brainbench.seams.codex", "codex", "rollout", True),
+    "openclaw": SeamSpec("openclaw", "production", "brainbench.hooks.openclaw", "openclaw", "messages", False),
+    "claude-code": SeamSpec("claude-code", "production", "brainbench.hooks.claude_code", "claude", "transcript", False),
+    "codex": SeamSpec("codex", "contract", "brainbench.hooks.codex", "codex", "rollout", True),
 }
 DEFAULT_HARNESSES: tuple[str, ...] = ("openclaw", "claude-code", "codex")

@@ -11,7 +11,7 @@ from typing import TypeVar
 
 import psycopg
 
-from brainbench.seams.program import BackendUnavailable
+from brainbench.hooks.program import BackendUnavailable
 
 _connections: dict[str, psycopg.Connection] = {}
 _MAX_CACHED = 8
