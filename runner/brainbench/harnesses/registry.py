@@ -26,7 +26,8 @@ class SeamSpec:
     session_start: bool
 
     def command(self, stream: bool) -> tuple[str, ...]:
-        base = (sys.executable, "-m", self.module)
+        # The package entry point, not ``-m self.module``: its exec path is the lean one.
+        base = (sys.executable, "-m", "brainbench.hooks", self.harness)
         return (*base, "--stream") if stream else base
 
 

@@ -62,12 +62,15 @@ def invoke(handler: Handler, raw: str, env: Mapping[str, str]) -> HookResult:
         return HookResult(1, "", traceback.format_exc())
 
 
-def _exec(handler: Handler) -> int:
-    raw = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
+def answer_stdin(handler: Handler, raw: bytes, env: Mapping[str, str]) -> HookResult:
+    """One exec-mode call from its raw stdin (at most ``MAX_STDIN_BYTES + 1`` bytes read)."""
     if len(raw) > MAX_STDIN_BYTES:
-        sys.stderr.write("stdin over 4 MiB; staying silent\n")
-        return 0
-    result = invoke(handler, raw.decode("utf-8", errors="replace"), os.environ)
+        return HookResult(0, "", "stdin over 4 MiB; staying silent\n")
+    return invoke(handler, raw.decode("utf-8", errors="replace"), env)
+
+
+def _exec(handler: Handler) -> int:
+    result = answer_stdin(handler, sys.stdin.buffer.read(MAX_STDIN_BYTES + 1), os.environ)
     sys.stdout.write(result.stdout)
     sys.stderr.write(result.stderr)
     return result.exit_code

@@ -341,7 +341,7 @@ class DockerSeamProcess(SeamProcess):
         image_cmd = [*(cfg.get("Entrypoint") or []), *(cfg.get("Cmd") or [])]
         command = list(self.launch.command)
         if command and command[0] == sys.executable:
-            if "brainbench.hooks." in " ".join(command):
+            if "-m brainbench.hooks" in " ".join(command):
                 # Our adapter's command names a module of the runner's checkout; inside an
                 # image the image's own ENTRYPOINT/CMD is its hook (for our contract images
                 # the same adapter, as built into that image).
