@@ -17,7 +17,9 @@ from brainbench.hooks.program import BackendUnavailable
 # Per thread: the warm hook server (hooks/serve.py) answers calls on several
 # threads, and a connection must not be closed under another thread's query.
 _local = threading.local()
-_MAX_CACHED = 8
+# Connections kept per thread; the warm server lowers it (it has several threads,
+# and Postgres only so many connection slots).
+max_cached = 8
 
 
 def _cache() -> dict[str, psycopg.Connection]:
@@ -40,8 +42,8 @@ def brain(env: Mapping[str, str]) -> psycopg.Connection:
     conn = connections.get(url)
     if conn is not None and not conn.closed:
         return conn
-    if len(connections) >= _MAX_CACHED:
-        _, oldest = connections.popitem()
+    if len(connections) >= max_cached:
+        oldest = connections.pop(next(iter(connections)))  # dicts keep insertion order
         oldest.close()
     try:
         conn = psycopg.connect(url, autocommit=True, connect_timeout=5)

@@ -36,12 +36,15 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from importlib import import_module
 
+from brainbench.hooks import brain_access
 from brainbench.hooks.ipc import SEAM_MODULES, frame
 from brainbench.hooks.program import MAX_STDIN_BYTES, Handler, answer_stdin
 
 # stdin (at most 4 MiB + 1) plus the client's environment.
 MAX_REQUEST_BYTES = MAX_STDIN_BYTES + 8 * 1024 * 1024
-WORKERS = 8
+WORKERS = 6
+# Per worker thread: with WORKERS threads this bounds the server's idle connections.
+CONNECTIONS_PER_WORKER = 2
 # A client that stops sending mid-request must not hold a worker forever.
 CLIENT_IO_TIMEOUT_S = 60.0
 
@@ -64,6 +67,7 @@ class HookServer:
     def __init__(self, path: str, idle_s: float) -> None:
         self.path = path
         self.idle_s = idle_s
+        brain_access.max_cached = CONNECTIONS_PER_WORKER
         self.handlers: dict[str, Handler] = {
             name: import_module(module).handle for name, module in SEAM_MODULES.items()}
         self.active = 0
