@@ -15,6 +15,7 @@ which path answered; ``BRAINBENCH_HOOK_SERVE=0`` forces in-process answers.
 from __future__ import annotations
 
 import os
+import stat  # already loaded by os: free
 import sys
 
 from brainbench.hooks.ipc import SEAM_MODULES as SEAMS
@@ -45,6 +46,13 @@ def _code_fingerprint(package: str) -> list[str]:
 
 def socket_path(env: dict[str, str] | os._Environ[str]) -> str | None:
     """The private socket of the server for this code and settings, or None where there can be none."""
+    try:
+        return _socket_path(env)
+    except OSError:  # no working directory, a module vanishing mid-walk: answer in-process
+        return None
+
+
+def _socket_path(env: dict[str, str] | os._Environ[str]) -> str | None:
     import hashlib
 
     uid = os.getuid()
@@ -63,11 +71,9 @@ def socket_path(env: dict[str, str] | os._Environ[str]) -> str | None:
         os.mkdir(directory, 0o700)
     except FileExistsError:
         pass
-    except OSError:
-        return None
     info = os.lstat(directory)
     # Another user's directory (or a symlink) could hand us someone else's answers.
-    if not os.path.isdir(directory) or os.path.islink(directory) or info.st_uid != uid or info.st_mode & 0o077:
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != uid or info.st_mode & 0o077:
         return None
     return path
 
@@ -109,7 +115,10 @@ def ask_server(path: str, seam: str, raw: bytes, env: dict[str, str] | os._Envir
     reply = unframe(b"".join(chunks))
     if reply is None:
         return None  # the server went away mid-call
-    answer = marshal.loads(reply)
+    try:
+        answer = marshal.loads(reply)
+    except (ValueError, EOFError, TypeError):
+        return None
     if not (isinstance(answer, tuple) and len(answer) == 3):
         return None  # the server could not answer: (None, reason)
     code, out, err = answer
