@@ -17,9 +17,7 @@ from brainbench.hooks.program import BackendUnavailable
 # Per thread: the warm hook server (hooks/serve.py) answers calls on several
 # threads, and a connection must not be closed under another thread's query.
 _local = threading.local()
-# Connections kept per thread; the warm server lowers it (it has several threads,
-# and Postgres only so many connection slots).
-max_cached = 8
+_MAX_CACHED = 8
 
 
 def _cache() -> dict[str, psycopg.Connection]:
@@ -42,7 +40,7 @@ def brain(env: Mapping[str, str]) -> psycopg.Connection:
     conn = connections.get(url)
     if conn is not None and not conn.closed:
         return conn
-    if len(connections) >= max_cached:
+    if len(connections) >= _MAX_CACHED:
         oldest = connections.pop(next(iter(connections)))  # dicts keep insertion order
         oldest.close()
     try:
@@ -51,6 +49,15 @@ def brain(env: Mapping[str, str]) -> psycopg.Connection:
         raise BackendUnavailable(str(exc).strip().splitlines()[0] if str(exc).strip() else "connect failed") from exc
     connections[url] = conn
     return conn
+
+
+def close_all() -> None:
+    """Close this thread's connections: the warm server holds one only while a call runs,
+    as an exec-mode hook process does (brain/budget.py counts exec hooks that way)."""
+    connections = _cache()
+    while connections:
+        _, conn = connections.popitem()
+        conn.close()
 
 
 def forget(env: Mapping[str, str]) -> None:

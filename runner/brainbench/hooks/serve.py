@@ -12,7 +12,8 @@ One server per (user, code, interpreter, working directory, libpq environment),
 found by a socket path derived from all of them (see ``hooks/__main__.py``), so a
 server never answers for code or settings other than its clients'.  It is
 started detached by the first client that finds none, answers on a small thread
-pool, and exits after ``idle_s`` seconds without a call or when its socket file
+pool (a brain connection per call in flight, closed when the call is answered,
+as an exec-mode hook process holds one), and exits after ``idle_s`` seconds without a call or when its socket file
 is removed.  Handlers run exactly as in exec mode (``program.answer_stdin``)
 with the client's environment, so the bytes on the wire are the same.
 
@@ -43,8 +44,6 @@ from brainbench.hooks.program import MAX_STDIN_BYTES, Handler, answer_stdin
 # stdin (at most 4 MiB + 1) plus the client's environment.
 MAX_REQUEST_BYTES = MAX_STDIN_BYTES + 8 * 1024 * 1024
 WORKERS = 6
-# Per worker thread: with WORKERS threads this bounds the server's idle connections.
-CONNECTIONS_PER_WORKER = 2
 # A client that stops sending mid-request must not hold a worker forever.
 CLIENT_IO_TIMEOUT_S = 60.0
 
@@ -67,7 +66,6 @@ class HookServer:
     def __init__(self, path: str, idle_s: float) -> None:
         self.path = path
         self.idle_s = idle_s
-        brain_access.max_cached = CONNECTIONS_PER_WORKER
         self.handlers: dict[str, Handler] = {
             name: import_module(module).handle for name, module in SEAM_MODULES.items()}
         self.active = 0
@@ -79,7 +77,10 @@ class HookServer:
             conn.settimeout(CLIENT_IO_TIMEOUT_S)
             try:
                 seam, env, raw = _read_request(conn)
-                result = answer_stdin(self.handlers[seam], raw, env)
+                try:
+                    result = answer_stdin(self.handlers[seam], raw, env)
+                finally:
+                    brain_access.close_all()  # no idle connections: the run's budget counts calls in flight
                 reply: tuple[object, ...] = (result.exit_code, result.stdout, result.stderr)
             except (OSError, ValueError, KeyError, TypeError, AttributeError, EOFError) as exc:
                 # The client falls back to answering in-process; it never shows this.
