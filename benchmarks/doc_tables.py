@@ -17,6 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results.json"
 README = REPO / "README.md"
 CONTAINERS = REPO / "docs" / "CONTAINERS.md"
+REPORT = REPO / "docs" / "REPORT.md"
 FORMAT = 1
 
 # Each full gate run row: results key, what it is, the command that measures it alone.
@@ -36,7 +37,7 @@ COLD_ROWS: tuple[tuple[str, str], ...] = (
     ("in-process", "contract adapter cold start, in-process (`BRAINBENCH_HOOK_SERVE=0`)"),
 )
 SEAM_ORDER = ("openclaw", "claude-code", "codex")
-BLOCKS = {README: ("readme-benchmarks",), CONTAINERS: ("containers-numbers",)}
+BLOCKS = {README: ("readme-benchmarks",), CONTAINERS: ("containers-numbers",), REPORT: ("report-trace-overhead",)}
 
 
 def _begin(name: str) -> str:
@@ -120,7 +121,17 @@ def render_containers(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-RENDERERS = {"readme-benchmarks": render_readme, "containers-numbers": render_containers}
+def render_report(doc: dict[str, Any]) -> str:
+    import trace_overhead  # a sibling script; it imports brainbench only to measure
+
+    row = doc["rows"].get("trace-overhead")
+    if row is None:
+        return "Not measured yet: run `.venv/bin/python benchmarks/update_docs.py --only trace`."
+    return "\n".join([*trace_overhead.table(row), "", f"Measured {_when(row)}."])
+
+
+RENDERERS = {"readme-benchmarks": render_readme, "containers-numbers": render_containers,
+             "report-trace-overhead": render_report}
 
 
 def _pattern(name: str) -> re.Pattern[str]:

@@ -1,4 +1,4 @@
-"""Re-run the benchmarks and rewrite the numbers tables in README.md and docs/CONTAINERS.md.
+"""Re-run the benchmarks and rewrite the numbers tables in README.md, docs/CONTAINERS.md and docs/REPORT.md.
 
     .venv/bin/python benchmarks/update_docs.py                 # everything (≈ 5 min on a quiet 2-core machine)
     .venv/bin/python benchmarks/update_docs.py --render-only   # re-render the tables from benchmarks/results.json
@@ -28,7 +28,7 @@ import doc_tables  # a sibling script, not a package
 
 GATE_KEYS = {("local", "stream"): "gate/local/stream", ("local", "exec"): "gate/local/exec",
              ("docker", "stream"): "gate/docker/stream", ("docker", "exec"): "gate/docker/exec"}
-PARTS = ("gate", "scale", "cold", "stream")
+PARTS = ("gate", "scale", "cold", "stream", "trace")
 
 
 def _stamp() -> dict[str, Any]:
@@ -112,6 +112,14 @@ def measure_stream(rows: dict[str, Any]) -> None:
     rows["stream-overhead"] = {"seams": stream_overhead.measure(500), **stamp}
 
 
+def measure_trace(rows: dict[str, Any]) -> None:
+    import trace_overhead
+
+    print("trace-overhead: 3 rounds of the full gate run with and without the diagnosis …", flush=True)
+    stamp = _stamp()
+    rows["trace-overhead"] = {**trace_overhead.measure(3), **stamp}
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--render-only", action="store_true", help="only re-render the tables from results.json")
@@ -140,6 +148,8 @@ def main(argv: list[str]) -> int:
                 measure_cold(rows, args.fixtures)
             if "stream" in parts:
                 measure_stream(rows)
+            if "trace" in parts:
+                measure_trace(rows)
         except RuntimeError as exc:
             print(f"update_docs: {exc}", file=sys.stderr)
             return 2

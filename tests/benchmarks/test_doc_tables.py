@@ -28,6 +28,7 @@ def _load(name: str) -> ModuleType:
 
 doc_tables = _load("doc_tables")
 gate_run = _load("gate_run")
+trace_overhead = _load("trace_overhead")
 
 
 def test_committed_tables_are_what_the_scripts_render() -> None:
@@ -39,7 +40,7 @@ def test_committed_tables_are_what_the_scripts_render() -> None:
 def test_recorded_rows_hold_what_the_scripts_measure() -> None:
     rows = doc_tables.load()["rows"]
     gate_keys = [key for key, _, _ in doc_tables.GATE_ROWS]
-    assert set(rows) <= {*gate_keys, "cold", "stream-overhead"}, sorted(rows)
+    assert set(rows) <= {*gate_keys, "cold", "stream-overhead", "trace-overhead"}, sorted(rows)
     for key in gate_keys:
         row = rows.get(key)
         if row is None:
@@ -52,6 +53,8 @@ def test_recorded_rows_hold_what_the_scripts_measure() -> None:
         assert set(rows["cold"]) == {"fixtures", "python", "warm", "in-process", *STAMP}
         for config in ("warm", "in-process"):
             assert set(rows["cold"][config]) == {"p50_ms", "p95_ms", "calls", "imports_ms", "seam_p50_ms"}
+    if "trace-overhead" in rows:
+        trace_overhead.table(rows["trace-overhead"])  # renders with the current script's format
 
 
 def test_a_hand_edit_is_caught_and_rewrite_restores_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
