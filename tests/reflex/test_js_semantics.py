@@ -6,9 +6,9 @@ import psycopg
 import pytest
 from brainbench.brain.aliases import normalize_alias
 from brainbench.brain.store import import_page
-from brainbench.reflex.candidates import extract_candidates, is_at_sentence_start
 from brainbench.harnesses.injected import estimate_tokens
 from brainbench.hooks.program import context_output
+from brainbench.reflex.candidates import extract_candidates, is_at_sentence_start
 from brainbench.reflex.render import render_pointer_block
 from brainbench.reflex.resolve import clip, resolve_pointers
 
