@@ -144,6 +144,15 @@ def _mount_optional() -> None:
     from brainbench.gate.cli import register
 
     register(app)
+    from brainbench.report.cli import register as register_report
+
+    register_report(app)
+    from brainbench.serve_cli import register as register_brain
+
+    register_brain(app)
+    from brainbench.doctor.cli import register as register_doctor
+
+    register_doctor(app)
     try:
         from brainbench.generator.cli import app as corpus_app
 

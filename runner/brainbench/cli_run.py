@@ -11,8 +11,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from brainbench.models.config import OptionsError, RunConfig
 
 EXIT_OK, EXIT_REGRESSION, EXIT_ERROR = 0, 1, 2
@@ -105,7 +103,25 @@ def execute(config: RunConfig) -> int:
     if not corpus.fixtures:
         _err(f"no fixtures found in {config.fixtures_dir} — refusing a vacuous pass")
         return EXIT_ERROR
+    if config.fixture_ids and (problem := _selection_problem(config, corpus)):
+        _err(f"brainbench run: {problem}")
+        return EXIT_ERROR
     return _run_and_report(config, corpus)
+
+
+def _selection_problem(config: RunConfig, corpus) -> str | None:  # type: ignore[no-untyped-def]
+    """Why ``--fixture`` cannot run as asked (a pattern that matches nothing is a typo, not a pass)."""
+    import difflib
+
+    from brainbench.orchestrator.selection import unmatched_patterns
+
+    missing = unmatched_patterns(corpus, config.fixture_ids)
+    if not missing:
+        return None
+    ids = [item.fixture_id for item in corpus.fixtures]
+    near = sorted({m for p in missing for m in difflib.get_close_matches(p, ids, n=3)})
+    return (f"--fixture {', '.join(missing)}: no such fixture in {config.fixtures_dir}"
+            + (f" (did you mean {', '.join(near)}?)" if near else " (`brainbench validate` lists the corpus)"))
 
 
 def _run_and_report(config: RunConfig, corpus) -> int:  # type: ignore[no-untyped-def]
@@ -128,7 +144,7 @@ def _run_and_report(config: RunConfig, corpus) -> int:  # type: ignore[no-untype
             return EXIT_ERROR
     try:
         with progress_reporter(total, enabled=not config.quiet, tty=sys.stderr.isatty()) as advance:
-            result = run_benchmark(config, corpus, advance, resume=previous)
+            result = run_benchmark(config, corpus, advance, resume=previous, notify=_err)
     except RUN_FAILURES as exc:
         _err(f"run failed: {exc}")
         return EXIT_ERROR
@@ -146,6 +162,7 @@ def _run_and_report(config: RunConfig, corpus) -> int:  # type: ignore[no-untype
         result, harnesses=list(config.harnesses), suites=list(config.suites), compare=config.compare,
         committed=config.default_committed_baseline(), update_baseline=config.update_baseline_to,
         justification=config.justification, allow_regression=config.allow_regression, ci=ci_from_env(),
+        selection=list(config.fixture_ids),
     )
     if report.outcome is not None:
         result.meta.compare = report.outcome
@@ -155,7 +172,11 @@ def _run_and_report(config: RunConfig, corpus) -> int:  # type: ignore[no-untype
     if result.seed_failures:
         code = max(code, EXIT_ERROR)
     if config.out is not None:
+        from brainbench.report.trace_file import write_trace
+
+        write_trace(config.out, result)
         atomic_write(config.out, result_pretty(result))
+    _report_artefacts(result, config)
     # Every run leaves one line in the project's .brainbench/ (gbrain keeps .gbrain-evals/), never
     # next to --out: that is often a shared temp dir.
     assert config.ledger is not None
@@ -181,13 +202,29 @@ def _run_and_report(config: RunConfig, corpus) -> int:  # type: ignore[no-untype
     return code
 
 
+def _report_artefacts(result, config: RunConfig) -> None:  # type: ignore[no-untyped-def]
+    """--keep and --html: say where the evidence is (stderr, so stdout stays the scoreboard)."""
+    info = result.meta.trace
+    if config.keep and info is not None and info.work_root:
+        _err(f"work root kept (transcripts, payloads): {info.work_root}")
+    if config.html is not None:
+        from brainbench.report.html import write_report
+
+        baseline = None
+        if config.compare is not None:
+            from brainbench.report.html import load_side
+
+            baseline = load_side(config.compare)
+        _err(f"report: {write_report(config.html, result, baseline)}")
+
+
 def resumable(path: Path, config: RunConfig, fixtures_hash: str):  # type: ignore[no-untyped-def]
     """The interrupted result at ``path``, if it was produced by this corpus and config."""
-    from brainbench.models.result import RunResult
+    from brainbench.report.trace_file import TraceFileError, load_result
 
     try:
-        previous = RunResult.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValidationError) as exc:
+        previous = load_result(path)  # with its trace, so resumed fixtures keep their evidence
+    except TraceFileError as exc:
         raise OptionsError(f"--resume {path}: not a readable result file ({str(exc).splitlines()[0]})") from exc
     run = previous.meta.run
     if run is None or run.complete:
@@ -203,6 +240,8 @@ def resumable(path: Path, config: RunConfig, fixtures_hash: str):  # type: ignor
         mismatches.append("harnesses")
     if run.suites != list(config.suites):
         mismatches.append("suites")
+    if (run.fixture_selection or []) != list(config.fixture_ids):
+        mismatches.append("--fixture selection")
     if mismatches:
         raise OptionsError(f"--resume {path}: refusing, the run differs in {', '.join(mismatches)}")
     return previous
@@ -214,7 +253,17 @@ def _report_interrupted(result, config: RunConfig) -> int:  # type: ignore[no-un
 
     run = result.meta.run
     code = 130 if run.interrupted_by == "SIGINT" else 143
+    if config.update_baseline_to is not None:
+        from brainbench.gate.flow import unclean_reasons
+
+        # A refused baseline is an error (2) whatever made the run unclean, faults and signals alike.
+        _err(f"refusing --update-baseline: the run is not clean ({unclean_reasons(result)}); "
+             f"{config.update_baseline_to} left untouched")
+        code = EXIT_ERROR
     if config.out is not None:
+        from brainbench.report.trace_file import write_trace
+
+        write_trace(config.out, result)
         atomic_write(config.out, result_pretty(result))
         _err(f"interrupted by {run.interrupted_by}: partial result ({len(run.completed_fixtures)} fixtures) "
              f"written to {config.out}; continue with --resume {config.out}")

@@ -137,13 +137,17 @@ class RunConfig(BaseModel):
     suites: list[Suite] = option(default_factory=lambda: list(SUITES),
                                  help="know-to-ask,push,write-back,continuity or all.", flag="--suite", cli_type="str")
     include_holdout: bool = option(False, "Score holdout fixtures (published-run mode).")
+    # Empty = the whole corpus.  A partial run is never gated.
+    fixture_ids: list[str] = option(default_factory=list, flag="--fixture", metavar="ID",
+                                    help="Run only this fixture id (repeatable; globs such as 'kta-00*'). Never gated.")
     llm: bool = option(False, "Model-based write-back extractor (BRAINBENCH_LLM_* env).")
     budget_usd: float = option(5.0, "Spend cap for --llm.", gt=0)
     seed: int = option(42, "Recorded in the receipt.")
 
     # --- how: executors and seams ------------------------------------------------------
-    jobs: int = option(default_factory=lambda: os.cpu_count() or 2, ge=1,
-                       help="Fixtures run concurrently (default: the number of cores).")
+    # None: chosen at run time from cores, memory and the brain server's connections.
+    jobs: int | None = option(None, "Fixtures run concurrently (default: what the cores, memory and the brain "
+                                    "server's connections carry).", ge=1)
     executor: Literal["local", "docker"] = option("local", "local or docker.", cli_type="str")
     mode: Literal["exec", "stream"] = option("stream", "Seam invocation: stream (warm) or exec (one process per call).",
                                              cli_type="str")
@@ -163,6 +167,8 @@ class RunConfig(BaseModel):
     ledger: Path | None = option(None, "Append a run line here (default: PROJECT/.brainbench/brainbench-ledger.jsonl).")
     resume: Path | None = option(None, "Continue an interrupted run from its --out file.")
     quiet: bool = option(False, "No progress bar.")
+    keep: bool = option(False, "Keep the run's work root (transcripts, payloads); says where.")
+    html: Path | None = option(None, "Also write the HTML report into this directory.")
 
     # --- gate --------------------------------------------------------------------------
     compare: Path | None = option(None, "Gate against this baseline (main's). `--compare BASE CURRENT` compares "
@@ -184,6 +190,11 @@ class RunConfig(BaseModel):
     @classmethod
     def _split_harnesses(cls, value: object) -> object:
         return _csv(value, get_args(Harness), "--harness")
+
+    @field_validator("fixture_ids")
+    @classmethod
+    def _once_each(cls, value: list[str]) -> list[str]:
+        return list(dict.fromkeys(value))
 
     @field_validator("suites", mode="before")
     @classmethod
