@@ -10,7 +10,6 @@ import contextlib
 import shutil
 import signal
 import subprocess
-import tempfile
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ import anyio
 import psycopg
 
 from brainbench.brain.databases import Brain, BrainDatabases, sweep_databases
+from brainbench.brain.roles import DEFAULT_CONNECTION_LIMIT
 from brainbench.brain.seeding import SeedError, SeedReport, seed_fixture
 from brainbench.brain.server import PostgresServer, ServerError, open_server
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
@@ -31,7 +31,7 @@ from brainbench.models.result import Fault, Receipt, RunInfo, RunResult, SeamInf
 from brainbench.orchestrator.assemble import assemble_cells, metric_names
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
 from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
-from brainbench.scratch import scratch_parent
+from brainbench.scratch_owner import RUN_PREFIX, owned_scratch_dir, sweep_run_dirs
 from brainbench.seams.registry import SEAMS, SeamSpec
 
 Progress = Callable[[str], None]
@@ -142,11 +142,12 @@ class Runner:
         return {"BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": source,
                 "CLAUDE_CONFIG_DIR": str(workdir / "claude")}
 
-    async def _replay_all(self, item: LoadedFixture, suites: list[str], url: str, workdir: Path,
+    async def _replay_all(self, item: LoadedFixture, suites: list[str], brain: Brain, workdir: Path,
                           slug_sources: dict[str, set[str]]) -> list[SeamReplay]:
         replays = []
         for harness, seam in self.seams.items():
-            env = {**seam.env, **self._env(url, item.fixture.source, workdir / harness)}
+            # Each seam logs in with its own read-only role, never with the runner's URL.
+            env = {**seam.env, **self._env(brain.hook_urls[harness], item.fixture.source, workdir / harness)}
             replays.append(await replay_fixture(item, seam.spec, seam.process, suites=suites, env=env,
                                                 workdir=workdir / harness, timeout_s=seam.timeout_s,
                                                 slug_sources=slug_sources))
@@ -158,7 +159,7 @@ class Runner:
 
     async def _regular_in(self, item: LoadedFixture, brain: Brain, workdir: Path) -> FixtureOutcome:
         out = FixtureOutcome()
-        conn, url = brain.conn, brain.url
+        conn = brain.conn
         try:
             report = await anyio.to_thread.run_sync(seed_fixture, conn, item.fixture)
         except SeedError as exc:
@@ -166,7 +167,7 @@ class Runner:
             return out
         suites = retrieval_suites(item, self.config)
         if suites:
-            for replay in await self._replay_all(item, suites, url, workdir, report.slug_sources):
+            for replay in await self._replay_all(item, suites, brain, workdir, report.slug_sources):
                 out.rows += replay.rows
                 out.faults += replay.faults
         if wants_write_back(item, self.config):
@@ -205,7 +206,7 @@ class Runner:
 
     async def _pair_in(self, pair: ContinuityPair, brain: Brain, workdir: Path) -> FixtureOutcome:
         out = FixtureOutcome()
-        conn, url = brain.conn, brain.url
+        conn = brain.conn
         try:
             writer = await anyio.to_thread.run_sync(seed_fixture, conn, pair.writer.fixture)
             reader = await anyio.to_thread.run_sync(seed_fixture, conn, pair.reader.fixture)
@@ -216,7 +217,7 @@ class Runner:
         score = await anyio.to_thread.run_sync(self._write_back, conn, pair.writer)
         if "write-back" in pair.writer.fixture.suites and "write-back" in self.config.suites:
             out.write_back = score
-        replays = await self._replay_all(pair.reader, ["continuity"], url, workdir, slug_sources)
+        replays = await self._replay_all(pair.reader, ["continuity"], brain, workdir, slug_sources)
         for harness, replay in zip(self.seams, replays, strict=True):
             out.rows += replay.rows
             out.faults += replay.faults
@@ -227,9 +228,10 @@ class Runner:
     # --- whole run ----------------------------------------------------------------------
 
     async def _run(self, server: PostgresServer) -> None:
-        dbs = BrainDatabases(server, self.run_id)
+        dbs = BrainDatabases(server, self.run_id, list(self.config.harnesses),
+                             connection_limit=max(DEFAULT_CONNECTION_LIMIT, self.config.jobs))
         executor = make_executor(self.config)
-        workroot = Path(tempfile.mkdtemp(prefix=f"brainbench-run-{self.run_id}-", dir=scratch_parent()))
+        workroot = owned_scratch_dir(f"{RUN_PREFIX}{self.run_id}-")
         self.llm_extractor: Any = None
         if self.config.llm:
             from brainbench.writeback import extractors
@@ -241,6 +243,7 @@ class Runner:
             async def prepare_brains() -> None:
                 try:
                     await anyio.to_thread.run_sync(sweep_databases, server)
+                    await anyio.to_thread.run_sync(sweep_run_dirs)
                     await anyio.to_thread.run_sync(dbs.prepare)
                 except psycopg.OperationalError as exc:
                     raise ServerError(f"cannot use the brain database server: {exc}".strip()) from exc
