@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import psycopg
 from psycopg import sql
 
+from brainbench.brain.server import ServerError
 from brainbench.models.owner import Owner
 from brainbench.ownership import current_owner, is_dead
 
@@ -44,7 +45,7 @@ DEFAULT_STATEMENT_TIMEOUT_MS = 30_000
 _ATTRIBUTES = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS"
 
 
-class PrivilegeError(RuntimeError):
+class PrivilegeError(ServerError):
     """The runner's own role may not do what isolating hooks needs (external servers)."""
 
 

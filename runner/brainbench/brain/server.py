@@ -16,6 +16,7 @@ import contextlib
 import os
 import secrets
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -37,6 +38,14 @@ _FAST_SETTINGS = (
 
 class ServerError(RuntimeError):
     """The database server could not be started or reached."""
+
+
+class DatabaseFailure(ServerError):
+    """The brain database failed under a running benchmark (server gone, privilege missing, …)."""
+
+
+def first_line(exc: BaseException) -> str:
+    return next((line.strip() for line in str(exc).splitlines() if line.strip()), exc.__class__.__name__)
 
 
 class PostgresServer(Protocol):
@@ -73,6 +82,9 @@ class ExternalPostgres:
     def role_url(self, database: str, role: str, password: str) -> str:
         return _with_role(self.url, database, role, password)
 
+    def diagnose(self) -> str | None:
+        return None  # we cannot look inside a server we do not own; the driver's message says it
+
     def close(self) -> None:
         return None
 
@@ -104,6 +116,15 @@ def _server_ids() -> tuple[int, int] | None:
     return entry.pw_uid, entry.pw_gid
 
 
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (a killed postmaster may wait unreaped under a container's init)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return pid_alive(pid)
+    return state not in ("Z", "X")
+
+
 class EmbeddedPostgres:
     """A private PostgreSQL in a temp dir; ``close`` stops it and deletes everything."""
 
@@ -126,6 +147,7 @@ class EmbeddedPostgres:
         self.password = secrets.token_urlsafe(24)
         self._ids: tuple[int, int] | None = None
         self._started = False
+        self._postmaster: int | None = None
         try:
             self._init()
             self.start()
@@ -213,6 +235,9 @@ class EmbeddedPostgres:
         self._started = True  # from here on, close() must try to stop a postmaster
         self._run([self._bin("pg_ctl"), "-D", str(self.data), "-w", "-l", str(self.root / "server.log"),
                    "-o", f"-h '' -k {self.socket_dir} {_FAST_SETTINGS}", "start"])
+        with contextlib.suppress(OSError, ValueError):
+            # Kept in memory: if the data dir vanishes, pg_ctl can no longer find the server to stop.
+            self._postmaster = int((self.data / "postmaster.pid").read_text().split("\n", 1)[0])
 
     def stop(self) -> None:
         """Stop like a crash (``-m immediate``: no checkpoint); ``start`` brings the same server back."""
@@ -229,11 +254,34 @@ class EmbeddedPostgres:
         return (f"postgresql://{quote(role, safe='')}:{quote(password, safe='')}@/{quote(database)}"
                 f"?host={quote(str(self.socket_dir), safe='/')}")
 
+    def diagnose(self) -> str | None:
+        """Why the server stopped answering, when it is visible from here."""
+        if not self.data.exists():
+            return f"the embedded server's directory {self.data} was removed during the run"
+        pid_file = self.data / "postmaster.pid"
+        try:
+            pid = int(pid_file.read_text().split("\n", 1)[0])
+        except (OSError, ValueError):
+            return f"the embedded server is not running (no {pid_file.name} in {self.data})"
+        if not _running(pid):
+            return f"the embedded server (pid {pid}) died; its log: {self.root / 'server.log'}"
+        return None
+
     def close(self) -> None:
         if self._started:
             with contextlib.suppress(ServerError, subprocess.TimeoutExpired):
                 self.stop()
             self._started = False
+        if self._postmaster is not None and _running(self._postmaster):
+            # pg_ctl could not stop it (its directory is gone): what ``-m immediate`` sends, then force.
+            with contextlib.suppress(OSError):
+                os.kill(self._postmaster, signal.SIGQUIT)
+            deadline = time.monotonic() + 5
+            while _running(self._postmaster) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            with contextlib.suppress(OSError):
+                os.kill(self._postmaster, signal.SIGKILL)
+        self._postmaster = None
         for _ in range(3):  # a just-stopped server may still be unlinking its files
             shutil.rmtree(self.root, ignore_errors=True)
             if not self.root.exists():

@@ -23,7 +23,7 @@ import psycopg
 from brainbench.brain.databases import Brain, BrainDatabases, sweep_databases
 from brainbench.brain.roles import DEFAULT_CONNECTION_LIMIT
 from brainbench.brain.seeding import SeedError, SeedReport, seed_fixture
-from brainbench.brain.server import PostgresServer, ServerError, open_server
+from brainbench.brain.server import DatabaseFailure, PostgresServer, ServerError, first_line, open_server
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
 from brainbench.executors.base import Executor, ExecutorError, SeamLaunch, SeamProcess
 from brainbench.models.config import RunConfig
@@ -41,8 +41,15 @@ class RunAborted(RuntimeError):
     """The run cannot produce a valid result (e.g. write-back could not store its page)."""
 
 
-# Expected reasons for a run to stop without a result: reported in one line, exit 2.
+# Expected reasons for a run to stop early: reported in one line, exit 2, with the partial
+# result (``exc.partial``) of the fixtures that finished.
 RUN_FAILURES = (RunAborted, ServerError, ExecutorError)
+
+
+def _database_failure(exc: psycopg.Error, server: PostgresServer) -> DatabaseFailure:
+    """A driver error under the runner's own connection: name the cause, not a traceback."""
+    cause = getattr(server, "diagnose", lambda: None)()
+    return DatabaseFailure(f"the brain database failed: {cause or first_line(exc)}")
 
 
 @dataclass
@@ -272,7 +279,9 @@ class Runner:
                         await seam.process.stop()
                 with contextlib.suppress(Exception):
                     await executor.close()
-                await anyio.to_thread.run_sync(dbs.close)
+                # A dead server cannot drop anything: its leftovers are a later sweep's (owner label).
+                with contextlib.suppress(psycopg.Error):
+                    await anyio.to_thread.run_sync(dbs.close)
                 shutil.rmtree(workroot, ignore_errors=True)
 
     async def run(self, server: PostgresServer) -> RunResult:
@@ -392,12 +401,25 @@ def run_benchmark(config: RunConfig, corpus: Corpus, progress: Progress | None =
         return anyio.run(runner.run, server)
     except BaseExceptionGroup as group:
         # Task-group failures arrive wrapped; surface the one that explains the abort.
-        explained = group.subgroup(RUN_FAILURES)
-        while explained is not None:
-            first = explained.exceptions[0]
-            if not isinstance(first, BaseExceptionGroup):
-                raise first from None
-            explained = first
-        raise
+        failure = _explain(group, server)
+        if failure is None:
+            raise
+        failure.partial = runner.result(complete=False, interrupted_by="error")  # type: ignore[attr-defined]
+        raise failure from None
+    except (*RUN_FAILURES, psycopg.Error) as exc:
+        failure = _database_failure(exc, server) if isinstance(exc, psycopg.Error) else exc
+        failure.partial = runner.result(complete=False, interrupted_by="error")  # type: ignore[attr-defined]
+        raise failure from None
     finally:
         server.close()
+
+
+def _explain(group: BaseExceptionGroup, server: PostgresServer) -> Exception | None:
+    """The run failure inside nested task-group errors; a database error becomes a DatabaseFailure."""
+    explained = group.subgroup((*RUN_FAILURES, psycopg.Error))
+    while explained is not None:
+        first = explained.exceptions[0]
+        if not isinstance(first, BaseExceptionGroup):
+            return _database_failure(first, server) if isinstance(first, psycopg.Error) else first  # type: ignore[return-value]
+        explained = first
+    return None
