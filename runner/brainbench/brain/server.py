@@ -61,11 +61,16 @@ def _with_database(url: str, database: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, "/" + quote(database), parts.query, parts.fragment))
 
 
+# libpq parameters that carry or point at a login: none of the user's may reach a hook.
+_CREDENTIAL_PARAMS = ("user", "password", "passfile", "service", "servicefile", "sslcert", "sslkey",
+                      "sslpassword")
+
+
 def _with_role(url: str, database: str, role: str, password: str) -> str:
     """``url`` for another database and login: the user's own credentials never survive into it."""
     parts = urlsplit(_with_database(url, database))
     host = parts.netloc.rsplit("@", 1)[-1]
-    query = "&".join(p for p in parts.query.split("&") if p and p.split("=", 1)[0] not in ("user", "password"))
+    query = "&".join(p for p in parts.query.split("&") if p and p.split("=", 1)[0] not in _CREDENTIAL_PARAMS)
     netloc = f"{quote(role, safe='')}:{quote(password, safe='')}@{host}"
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
