@@ -37,7 +37,7 @@ def cleanup(
         "--database-url", help="Also drop labelled databases on this server.")] = None,
     docker_host: Annotated[str | None, typer.Option("--docker-host", envvar="DOCKER_HOST")] = None,
     all_runs: Annotated[bool, typer.Option(
-        "--all", help="Brain side: also remove the databases, roles and scratch of LIVE runs.")] = False,
+        "--all", help="Also remove the containers, networks, databases, roles and scratch of LIVE runs.")] = False,
 ) -> None:
     """Remove BrainBench-labelled containers and networks (all, one run, or dead runs)."""
     from rich.console import Console
@@ -50,7 +50,7 @@ def cleanup(
     console = Console()
     # Brain side first (it needs no engine): dead runs only unless --all or --run-id.
     if all_runs:
-        console.print("[yellow]--all: removing brain databases, roles and scratch of live runs too[/yellow]")
+        console.print("[yellow]--all: removing the objects of live runs too[/yellow]")
     brains = clean_brains(database_url, run_id, include_live=all_runs)
     for what in brains.removed:
         console.print(f"removed {what}")
@@ -61,7 +61,8 @@ def cleanup(
     except DockerUnavailable as exc:
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from exc
-    report = remove_labelled(api, run_id=run_id, dead_only=dead_only)
+    # Dead runs only by default, like the brain side; --all (or one --run-id) takes live ones too.
+    report = remove_labelled(api, run_id=run_id, dead_only=dead_only or (run_id is None and not all_runs))
     api.close()
     for name in report.containers:
         console.print(f"removed container {name}")
