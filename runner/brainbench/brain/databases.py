@@ -20,6 +20,7 @@ import psycopg
 from psycopg import sql
 
 from brainbench.brain import roles
+from brainbench.brain.budget import ADMIN_CONNECTIONS
 from brainbench.brain.roles import HookRole
 from brainbench.brain.server import PostgresServer
 from brainbench.models.owner import Owner
@@ -55,9 +56,14 @@ class BrainDatabases:
         self._lock = threading.Lock()
         self._file_copy = False
         self._idle: list[Brain] = []
+        # The connection budget counts ADMIN_CONNECTIONS: without this, every job of
+        # a wide run would open one at once to create its brain.
+        self._admin_slots = threading.BoundedSemaphore(ADMIN_CONNECTIONS)
 
-    def _admin(self) -> psycopg.Connection:
-        return psycopg.connect(self.server.database_url("postgres"), autocommit=True)
+    @contextlib.contextmanager
+    def _admin(self, database: str = "postgres") -> Iterator[psycopg.Connection]:
+        with self._admin_slots, psycopg.connect(self.server.database_url(database), autocommit=True) as conn:
+            yield conn
 
     def prepare(self) -> None:
         with self._admin() as conn:
@@ -72,7 +78,7 @@ class BrainDatabases:
                 # Our own server: its stock databases are no hook's business either.
                 for stock in ("postgres", "template1"):
                     roles.lock_database(conn, stock)
-        with psycopg.connect(self.server.database_url(self.template), autocommit=True) as conn:
+        with self._admin(self.template) as conn:
             for _, text in migrations():
                 conn.execute(text)
             roles.lock_schema(conn)

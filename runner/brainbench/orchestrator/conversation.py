@@ -31,6 +31,10 @@ class TurnOutcome:
     tokens: int
     latency_ms: float
     graded: Graded
+    # Raw evidence for the trace: what the seam process itself said.
+    exit_code: int | None = None
+    stderr: bytes = b""
+    timed_out: bool = False
 
 
 @dataclass
@@ -45,8 +49,11 @@ class Conversation:
     session_context: str | None = None
     pending_session_tokens: int = 0
     faults: list[tuple[int, Graded]] = field(default_factory=list)
+    # run --keep: every payload and answer is written here, named by call order.
+    payload_dir: Path | None = None
+    calls: int = 0
 
-    async def _call(self, message: dict[str, object], event: str) -> tuple[Graded, float]:
+    async def _call(self, message: dict[str, object], event: str) -> tuple[Graded, HookOutcome]:
         payload = json.dumps(message, ensure_ascii=False).encode()
         call = HookCall(payload, self.env, self.timeout_s)
         # Infrastructure faults (seam could not start, brain unreachable) are
@@ -58,7 +65,10 @@ class Conversation:
             retry_error_callback=lambda state: state.outcome.result() if state.outcome else None,
         )
         outcome: HookOutcome = await retrying(self.process.call, call)
-        return grade(outcome, self.spec.dialect, event), outcome.duration_ms
+        self.calls += 1
+        if self.payload_dir is not None:
+            self._keep(payload, outcome, event)
+        return grade(outcome, self.spec.dialect, event), outcome
 
     async def begin(self) -> Graded | None:
         if not self.spec.session_start:
@@ -70,6 +80,15 @@ class Conversation:
             # Session context reaches the model first, as a developer message in Codex.
             self.history.append(HistoryItem("context", graded.context))
         return graded
+
+    def _keep(self, payload: bytes, outcome: HookOutcome, event: str) -> None:
+        assert self.payload_dir is not None
+        self.payload_dir.mkdir(parents=True, exist_ok=True)
+        stem = self.payload_dir / f"{self.calls:03d}-{event}"
+        stem.with_suffix(".in.json").write_bytes(payload)
+        stem.with_suffix(".out").write_bytes(outcome.stdout)
+        if outcome.stderr:
+            stem.with_suffix(".err").write_bytes(outcome.stderr)
 
     def _base(self, event: str) -> dict[str, object]:
         return {"hook_event_name": event, "session_id": self.session_id, "cwd": str(self.workdir),
@@ -97,7 +116,7 @@ class Conversation:
         return self.session_context is not None and item is self.history[0] and item.role == "context"
 
     async def user_turn(self, turn: PublicTurn) -> TurnOutcome:
-        graded, latency = await self._call(self._message(turn), "UserPromptSubmit")
+        graded, raw = await self._call(self._message(turn), "UserPromptSubmit")
         if graded.fault is not None:
             self.faults.append((turn.turn_id, graded))
         context = graded.context
@@ -109,7 +128,8 @@ class Conversation:
         self.history.append(HistoryItem("user", turn.text))
         if context:
             self.history.append(HistoryItem("context", context))
-        return TurnOutcome(context, slugs_in_text(context), tokens, latency, graded)
+        return TurnOutcome(context, slugs_in_text(context), tokens, raw.duration_ms, graded,
+                           raw.exit_code, raw.stderr, raw.timed_out)
 
     def assistant_turn(self, turn: PublicTurn) -> None:
         self.history.append(HistoryItem("assistant", turn.text))
