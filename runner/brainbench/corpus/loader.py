@@ -92,11 +92,15 @@ def _read_capped(path: Path) -> bytes | str:
             return "not a regular file (a device, pipe or socket cannot be a corpus file)"
         if info.st_size > MAX_FILE_BYTES:
             return f"file is {info.st_size} bytes; the limit is {MAX_FILE_BYTES}"
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
-        if len(data) > MAX_FILE_BYTES:
-            return f"file grew past the limit of {MAX_FILE_BYTES} bytes while being read"
-        return data
+        # In chunks: a buffered read(n) allocates n bytes up front, even for a tiny file.
+        chunks: list[bytes] = []
+        total = 0
+        while chunk := os.read(fd, min(1 << 20, MAX_FILE_BYTES + 1 - total)):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > MAX_FILE_BYTES:
+                return f"file grew past the limit of {MAX_FILE_BYTES} bytes while being read"
+        return b"".join(chunks)
     finally:
         os.close(fd)
 
