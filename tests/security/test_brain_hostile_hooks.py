@@ -116,10 +116,18 @@ def test_an_external_servers_credentials_never_reach_a_hook(corpus: tuple[Path, 
         "import json, os, sys\n"
         "sys.stdin.read()\n"
         f"open({str(dump)!r}, 'a').write(json.dumps(dict(os.environ)) + '\\n')\n")
-    user_url = pg_server.admin_url  # a superuser login: exactly what a hook must never see
-    result = _run(corpus, tmp_path / "result.json", "--database-url", user_url,
-                  env={"BRAINBENCH_SEAM_COMMAND_CLAUDE_CODE": f"{sys.executable} {script}",
-                       "PGPASSWORD": "users-secret", "PGUSER": "postgres"})
+    # Not a superuser: CREATEDB and CREATEROLE are all a run needs on a server it does not own.
+    with psycopg.connect(pg_server.admin_url, autocommit=True) as admin:
+        admin.execute("DROP ROLE IF EXISTS bbtest_sec_owner")
+        admin.execute("CREATE ROLE bbtest_sec_owner LOGIN CREATEDB CREATEROLE PASSWORD 'owner-secret-pw'")
+    user_url = pg_server.role_url("postgres", "bbtest_sec_owner", "owner-secret-pw")
+    try:
+        result = _run(corpus, tmp_path / "result.json", "--database-url", user_url,
+                      env={"BRAINBENCH_SEAM_COMMAND_CLAUDE_CODE": f"{sys.executable} {script}",
+                           "PGPASSWORD": "users-secret", "PGUSER": "postgres"})
+    finally:
+        with psycopg.connect(pg_server.admin_url, autocommit=True) as admin:
+            admin.execute("DROP ROLE IF EXISTS bbtest_sec_owner")
     assert not result["_meta"]["faults"], result["_meta"]["faults"][:3]
     envs = [json.loads(line) for line in dump.read_text().splitlines()]
     assert envs
@@ -129,9 +137,9 @@ def test_an_external_servers_credentials_never_reach_a_hook(corpus: tuple[Path, 
         assert url.startswith("postgresql://bb_") and "_claude_code:" in url, url
         assert secret not in json.dumps(env) and "users-secret" not in json.dumps(env)
         assert not [k for k in env if k.startswith("PG")]
-    with psycopg.connect(user_url, autocommit=True) as admin:
-        assert not list_brainbench_roles(admin), "the run dropped its hook roles"
-        run_id = result["_meta"]["run"]["run_id"]
+    run_id = result["_meta"]["run"]["run_id"]
+    with psycopg.connect(pg_server.admin_url, autocommit=True) as admin:
+        assert run_id not in [rid for _, rid, _ in list_brainbench_roles(admin)], "the run dropped its hook roles"
         assert not admin.execute("SELECT 1 FROM pg_database WHERE datname LIKE %s", (f"bb_{run_id}%",)).fetchall()
 
 
