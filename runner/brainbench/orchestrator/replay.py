@@ -8,10 +8,11 @@ from pathlib import Path
 
 from brainbench.corpus.loader import LoadedFixture
 from brainbench.executors.base import SeamProcess
+from brainbench.harnesses.registry import SeamSpec
+from brainbench.jsstring import without_lone_surrogates
 from brainbench.models.result import Fault, TurnRow
 from brainbench.models.trace import CONTEXT_CAP, STDERR_TAIL, TurnTrace
 from brainbench.orchestrator.conversation import Conversation, TurnOutcome
-from brainbench.seams.registry import SeamSpec
 
 
 @dataclass
@@ -45,7 +46,7 @@ async def replay_fixture(
 ) -> SeamReplay:
     fx = item.fixture
     conv = Conversation(spec, process, f"brainbench-{fx.fixture_id}-1", workdir, env, timeout_s,
-                        payload_dir=workdir / "payloads" if keep else None)
+                        payload_dir=workdir / "payloads" if keep else None, script=item.public_turns())
     out = SeamReplay()
     started = await conv.begin()
     if started is not None and started.fault is not None:
@@ -78,6 +79,12 @@ async def replay_fixture(
     return out
 
 
+def _printable(text: str) -> str:
+    # The trace is UTF-8 JSON: half a surrogate pair (gbrain's clip can cut one,
+    # docs/FIDELITY.md) is shown as U+FFFD there; the scored text keeps it.
+    return without_lone_surrogates(text)  # type: ignore[no-any-return]
+
+
 def _evidence(item: LoadedFixture, turn_id: int, prompt: str, spec: SeamSpec, result: TurnOutcome,
               suites: Sequence[str], image: str | None) -> TurnTrace:
     context = result.context
@@ -85,7 +92,7 @@ def _evidence(item: LoadedFixture, turn_id: int, prompt: str, spec: SeamSpec, re
     return TurnTrace(
         fixture_id=item.fixture_id, turn_id=turn_id, harness=spec.harness, suites=list(suites),  # type: ignore[arg-type]
         image=image, prompt=prompt, prior_messages=0, prior_injections=0,
-        context=context[:CONTEXT_CAP] if context else None, context_chars=len(context or ""),
+        context=_printable(context[:CONTEXT_CAP]) if context else None, context_chars=len(context or ""),
         injected_slugs=result.slugs, injected_tokens=result.tokens, exit_code=result.exit_code,
         timed_out=result.timed_out, stderr_tail=stderr[-STDERR_TAIL:], fault_class=result.graded.fault,
         fault_detail=result.graded.detail, latency_ms=round(result.latency_ms * 1000) / 1000,

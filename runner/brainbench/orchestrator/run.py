@@ -40,6 +40,7 @@ from brainbench.brain.server import (
 )
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
 from brainbench.executors.base import Executor, ExecutorError, SeamLaunch, SeamProcess
+from brainbench.harnesses.registry import SEAMS, SeamSpec
 from brainbench.models.budget import Concurrency
 from brainbench.models.config import RunConfig
 from brainbench.models.result import Fault, Receipt, RunInfo, RunResult, SeamInfo, SeedFailure, TraceInfo, TurnRow
@@ -48,7 +49,6 @@ from brainbench.orchestrator.assemble import assemble_cells, metric_names
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
 from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
 from brainbench.scratch_owner import OWNER_FILE, RUN_PREFIX, owned_scratch_dir, sweep_run_dirs
-from brainbench.seams.registry import SEAMS, SeamSpec
 
 Progress = Callable[[str], None]
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from brainbench.brain import store
-from brainbench.seams.brain_access import with_brain
-from brainbench.seams.openclaw import pointer_block
-from brainbench.seams.program import HookResult, context_output, main
-from brainbench.seams.transcripts import parse_codex_rollout, read_confined
+from brainbench.hooks.brain_access import with_brain
+from brainbench.hooks.openclaw import pointer_block
+from brainbench.hooks.program import HookResult, context_output, main
+from brainbench.hooks.transcripts import parse_codex_rollout, read_confined
+from brainbench.jsstring import trim
 
 MAX_FRAGMENTS = 1
 INDEX_HEADING = "## Brain index"
@@ -45,7 +46,7 @@ def handle(message: dict[str, object], env: Mapping[str, str]) -> HookResult:
     if event != "UserPromptSubmit":
         return HookResult()
     prompt = message.get("prompt")
-    if not isinstance(prompt, str) or not prompt.strip():
+    if not isinstance(prompt, str) or not trim(prompt):
         return HookResult()  # Codex never submits a blank prompt
     prior = _prior(message)
     if prior is None:
