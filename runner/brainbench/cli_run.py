@@ -224,7 +224,13 @@ def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type:
         with progress_reporter(total, enabled=not req.quiet and sys.stderr.isatty()) as advance:
             result = run_benchmark(config, corpus, advance, resume=previous, notify=_err)
     except RUN_FAILURES as exc:
-        _err(f"run failed: {exc}")
+        partial = getattr(exc, "partial", None)
+        if partial is not None and req.out is not None and partial.meta.run is not None:
+            atomic_write(req.out, result_pretty(partial))
+            _err(f"run failed: {exc} (partial result of {len(partial.meta.run.completed_fixtures)} fixture(s) "
+                 f"written to {req.out}; continue with --resume {req.out})")
+        else:
+            _err(f"run failed: {exc}")
         return EXIT_ERROR
     run_info = result.meta.run
     if run_info is not None and not run_info.complete:

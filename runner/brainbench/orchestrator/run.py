@@ -10,7 +10,6 @@ import contextlib
 import shutil
 import signal
 import subprocess
-import tempfile
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -21,10 +20,24 @@ from typing import Any
 import anyio
 import psycopg
 
-from brainbench.brain.budget import Mode, choose_concurrency, describe_choice, probe_capacity, warm_workers
+from brainbench.brain.budget import (
+    HOOK_ROLE_SLACK,
+    Mode,
+    choose_concurrency,
+    describe_choice,
+    probe_capacity,
+    warm_workers,
+)
 from brainbench.brain.databases import Brain, BrainDatabases, sweep_databases
 from brainbench.brain.seeding import SeedError, SeedReport, seed_fixture
-from brainbench.brain.server import ExternalPostgres, PostgresServer, ServerError, open_server
+from brainbench.brain.server import (
+    DatabaseFailure,
+    ExternalPostgres,
+    PostgresServer,
+    ServerError,
+    first_line,
+    open_server,
+)
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
 from brainbench.executors.base import Executor, ExecutorError, SeamLaunch, SeamProcess
 from brainbench.harnesses.registry import SEAMS, SeamSpec
@@ -35,7 +48,7 @@ from brainbench.models.trace import CONTEXT_CAP, TurnTrace
 from brainbench.orchestrator.assemble import assemble_cells, metric_names
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
 from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
-from brainbench.scratch import scratch_parent
+from brainbench.scratch_owner import OWNER_FILE, RUN_PREFIX, owned_scratch_dir, sweep_run_dirs
 
 Progress = Callable[[str], None]
 
@@ -44,8 +57,15 @@ class RunAborted(RuntimeError):
     """The run cannot produce a valid result (e.g. write-back could not store its page)."""
 
 
-# Expected reasons for a run to stop without a result: reported in one line, exit 2.
+# Expected reasons for a run to stop early: reported in one line, exit 2, with the partial
+# result (``exc.partial``) of the fixtures that finished.
 RUN_FAILURES = (RunAborted, ServerError, ExecutorError)
+
+
+def _database_failure(exc: psycopg.Error, server: PostgresServer) -> DatabaseFailure:
+    """A driver error under the runner's own connection: name the cause, not a traceback."""
+    cause = getattr(server, "diagnose", lambda: None)()
+    return DatabaseFailure(f"the brain database failed: {cause or first_line(exc)}")
 
 
 @dataclass
@@ -165,11 +185,12 @@ class Runner:
         return {"BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": source,
                 "CLAUDE_CONFIG_DIR": str(workdir / "claude")}
 
-    async def _replay_all(self, item: LoadedFixture, suites: list[str], url: str, workdir: Path,
+    async def _replay_all(self, item: LoadedFixture, suites: list[str], brain: Brain, workdir: Path,
                           slug_sources: dict[str, set[str]]) -> list[SeamReplay]:
         replays = []
         for harness, seam in self.seams.items():
-            env = {**seam.env, **self._env(url, item.fixture.source, workdir / harness)}
+            # Each seam logs in with its own read-only role, never with the runner's URL.
+            env = {**seam.env, **self._env(brain.hook_urls[harness], item.fixture.source, workdir / harness)}
             replays.append(await replay_fixture(item, seam.spec, seam.process, suites=suites, env=env,
                                                 workdir=workdir / harness, timeout_s=seam.timeout_s,
                                                 slug_sources=slug_sources, keep=self.config.keep,
@@ -192,7 +213,7 @@ class Runner:
 
     async def _regular_in(self, item: LoadedFixture, brain: Brain, workdir: Path) -> FixtureOutcome:
         out = FixtureOutcome()
-        conn, url = brain.conn, brain.url
+        conn = brain.conn
         try:
             report = await anyio.to_thread.run_sync(seed_fixture, conn, item.fixture)
         except SeedError as exc:
@@ -200,7 +221,7 @@ class Runner:
             return out
         suites = retrieval_suites(item, self.config)
         if suites:
-            replays = await self._replay_all(item, suites, url, workdir, report.slug_sources)
+            replays = await self._replay_all(item, suites, brain, workdir, report.slug_sources)
             for replay in replays:
                 out.rows += replay.rows
                 out.faults += replay.faults
@@ -241,7 +262,7 @@ class Runner:
 
     async def _pair_in(self, pair: ContinuityPair, brain: Brain, workdir: Path) -> FixtureOutcome:
         out = FixtureOutcome()
-        conn, url = brain.conn, brain.url
+        conn = brain.conn
         try:
             writer = await anyio.to_thread.run_sync(seed_fixture, conn, pair.writer.fixture)
             reader = await anyio.to_thread.run_sync(seed_fixture, conn, pair.reader.fixture)
@@ -252,7 +273,7 @@ class Runner:
         score = await anyio.to_thread.run_sync(self._write_back, conn, pair.writer)
         if "write-back" in pair.writer.fixture.suites and "write-back" in self.config.suites:
             out.write_back = score
-        replays = await self._replay_all(pair.reader, ["continuity"], url, workdir, slug_sources)
+        replays = await self._replay_all(pair.reader, ["continuity"], brain, workdir, slug_sources)
         for harness, replay in zip(self.seams, replays, strict=True):
             out.rows += replay.rows
             out.faults += replay.faults
@@ -264,9 +285,12 @@ class Runner:
     # --- whole run ----------------------------------------------------------------------
 
     async def _run(self, server: PostgresServer) -> None:
-        dbs = BrainDatabases(server, self.run_id)
+        # A role per (brain, seam): its limit is what one seam's honest hooks hold on one brain
+        # (a connection per warm process, or the one call in flight), plus the budget's slack.
+        dbs = BrainDatabases(server, self.run_id, list(self.config.harnesses),
+                             connection_limit=warm_workers(self.jobs) + HOOK_ROLE_SLACK)
         executor = make_executor(self.config, self.jobs)
-        workroot = Path(tempfile.mkdtemp(prefix=f"brainbench-run-{self.run_id}-", dir=scratch_parent()))
+        workroot = owned_scratch_dir(f"{RUN_PREFIX}{self.run_id}-")
         self.work_root = workroot
         self.llm_extractor: Any = None
         if self.config.llm:
@@ -279,6 +303,7 @@ class Runner:
             async def prepare_brains() -> None:
                 try:
                     await anyio.to_thread.run_sync(sweep_databases, server)
+                    await anyio.to_thread.run_sync(sweep_run_dirs)
                     await anyio.to_thread.run_sync(dbs.prepare)
                 except psycopg.OperationalError as exc:
                     raise ServerError(f"cannot use the brain database server: {exc}".strip()) from exc
@@ -307,9 +332,13 @@ class Runner:
                         await seam.process.stop()
                 with contextlib.suppress(Exception):
                     await executor.close()
-                await anyio.to_thread.run_sync(dbs.close)
+                # A dead server cannot drop anything: its leftovers are a later sweep's (owner label).
+                with contextlib.suppress(psycopg.Error):
+                    await anyio.to_thread.run_sync(dbs.close)
                 if not self.config.keep:
                     shutil.rmtree(workroot, ignore_errors=True)
+                else:  # kept on purpose: unlabelled, so no sweep ever takes it
+                    (workroot / OWNER_FILE).unlink(missing_ok=True)
 
     async def run(self, server: PostgresServer) -> RunResult:
         async with anyio.create_task_group() as outer:
@@ -450,12 +479,25 @@ def run_benchmark(config: RunConfig, corpus: Corpus, progress: Progress | None =
         return anyio.run(runner.run, server)
     except BaseExceptionGroup as group:
         # Task-group failures arrive wrapped; surface the one that explains the abort.
-        explained = group.subgroup(RUN_FAILURES)
-        while explained is not None:
-            first = explained.exceptions[0]
-            if not isinstance(first, BaseExceptionGroup):
-                raise first from None
-            explained = first
-        raise
+        failure = _explain(group, server)
+        if failure is None:
+            raise
+        failure.partial = runner.result(complete=False, interrupted_by="error")  # type: ignore[attr-defined]
+        raise failure from None
+    except (*RUN_FAILURES, psycopg.Error) as exc:
+        failure = _database_failure(exc, server) if isinstance(exc, psycopg.Error) else exc
+        failure.partial = runner.result(complete=False, interrupted_by="error")  # type: ignore[attr-defined]
+        raise failure from None
     finally:
         server.close()
+
+
+def _explain(group: BaseExceptionGroup, server: PostgresServer) -> Exception | None:
+    """The run failure inside nested task-group errors; a database error becomes a DatabaseFailure."""
+    explained = group.subgroup((*RUN_FAILURES, psycopg.Error))
+    while explained is not None:
+        first = explained.exceptions[0]
+        if not isinstance(first, BaseExceptionGroup):
+            return _database_failure(first, server) if isinstance(first, psycopg.Error) else first  # type: ignore[return-value]
+        explained = first
+    return None
