@@ -185,9 +185,11 @@ def test_no_embedded_server_left(soak: Soak) -> None:
     assert sorted(p.name for p in soak.scratch.glob("brainbench-pg-*")) == []
 
 
-@pytest.mark.xfail(strict=True, reason="swept by issue 11 work")
 def test_no_run_scratch_left(soak: Soak) -> None:
-    assert sorted(p.name for p in soak.scratch.iterdir() if not p.name.startswith("brainbench-pg-")) == []
+    # Empty owner lock files of killed runners are kept for a day on purpose (ownership.sweep_lock_files).
+    left = [p.name for p in soak.scratch.iterdir() if not p.name.startswith("brainbench-pg-")
+            and not (p.name.startswith("brainbench-owner-") and p.is_file())]
+    assert sorted(left) == []
 
 
 def test_no_process_left(soak: Soak) -> None:

@@ -13,6 +13,8 @@ import psycopg
 
 from brainbench.brain.databases import sweep_databases
 from brainbench.brain.server import ExternalPostgres, first_line, sweep_embedded
+from brainbench.ownership import sweep_lock_files
+from brainbench.scratch import scratch_candidates
 from brainbench.scratch_owner import RUN_PREFIX, scratch_dirs, sweep_run_dirs
 
 
@@ -42,4 +44,7 @@ def clean_brains(database_url: str | None = None, run_id: str | None = None, *,
         else:
             report.removed += [f"database {n}" for n in swept.databases] + [f"role {n}" for n in swept.roles]
             report.errors += swept.errors
+    if run_id is None:
+        # Last: a dead owner's lock file is what proves its other leftovers dead.
+        report.removed += [f"lock file {p}" for base in scratch_candidates() for p in sweep_lock_files(base)]
     return report

@@ -48,9 +48,13 @@ from brainbench.models.trace import CONTEXT_CAP, TurnTrace
 from brainbench.orchestrator.assemble import assemble_cells, metric_names
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
 from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
+from brainbench.ownership import sweep_lock_files
 from brainbench.scratch_owner import OWNER_FILE, RUN_PREFIX, owned_scratch_dir, sweep_run_dirs
 
 Progress = Callable[[str], None]
+# A dead runner's lock file outlives it this long, so sweepers in other pid namespaces can
+# still prove its leftovers dead; `brainbench cleanup` removes it at once.
+LOCK_FILE_KEEP_S = 24 * 3600
 
 
 class RunAborted(RuntimeError):
@@ -304,6 +308,7 @@ class Runner:
                 try:
                     await anyio.to_thread.run_sync(sweep_databases, server)
                     await anyio.to_thread.run_sync(sweep_run_dirs)
+                    await anyio.to_thread.run_sync(lambda: sweep_lock_files(min_age_s=LOCK_FILE_KEEP_S))
                     await anyio.to_thread.run_sync(dbs.prepare)
                 except psycopg.OperationalError as exc:
                     raise ServerError(f"cannot use the brain database server: {exc}".strip()) from exc
