@@ -112,6 +112,8 @@ def run(
     ledger: Annotated[Path | None, typer.Option(help="Append a run line here (default: next to --out).")] = None,
     resume: Annotated[Path | None, typer.Option(help="Continue an interrupted run from its --out file.")] = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    shard: Annotated[str | None, typer.Option(help="I/N: run only the I-th of N slices; combine with "
+                                                   "`brainbench merge`.")] = None,
 ) -> None:
     """Replay the corpus through the seams, grade it, print the scoreboard (and gate it)."""
     from brainbench.cli_run import RunRequest, execute
@@ -122,7 +124,7 @@ def run(
         committed_baseline=committed_baseline, update_baseline=update_baseline_to, justification=justification,
         allow_regression=allow_regression, llm=llm, budget_usd=budget_usd, seed=seed, jobs=jobs,
         executor=executor, mode=mode, timeout=timeout, database_url=database_url, images=image or [],
-        seams_file=seams, ledger=ledger, resume=resume, quiet=quiet, cmd_args=sys.argv[2:],
+        seams_file=seams, ledger=ledger, resume=resume, quiet=quiet, shard=shard, cmd_args=sys.argv[2:],
     ))
     raise typer.Exit(code)
 
@@ -131,6 +133,9 @@ def _mount_optional() -> None:
     from brainbench.gate.cli import register
 
     register(app)
+    from brainbench.cli_merge import register as register_merge
+
+    register_merge(app)
     try:
         from brainbench.generator.cli import app as corpus_app
 

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_serializer
 
 from brainbench.models.corpus import Suite, TurnGold
+from brainbench.models.shard import ShardInfo
 
 Harness = Literal["openclaw", "claude-code", "codex"]
 HARNESSES: tuple[Harness, ...] = ("openclaw", "claude-code", "codex")
@@ -117,6 +118,8 @@ class Meta(_Model):
     metric_glossary: dict[str, str] = Field(default_factory=dict)
     run: RunInfo | None = None
     faults: list[Fault] = Field(default_factory=list)
+    # Only in the result of ``run --shard I/N``: what ``brainbench merge`` needs.
+    shard: ShardInfo | None = None
 
 
 class Breach(_Model):
@@ -152,6 +155,7 @@ class RunResult(_Model):
         doc = self.model_dump(mode="json", by_alias=True)
         if doc.get("compare") is None:
             doc.pop("compare", None)
-        if doc["_meta"].get("run") is None:
-            doc["_meta"].pop("run")
+        for optional in ("run", "shard"):
+            if doc["_meta"].get(optional) is None:
+                doc["_meta"].pop(optional, None)
         return doc

@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 import uuid
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -27,10 +27,12 @@ from brainbench.brain.server import PostgresServer, ServerError, open_server
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
 from brainbench.executors.base import Executor, ExecutorError, SeamLaunch, SeamProcess
 from brainbench.models.config import RunConfig
-from brainbench.models.result import Fault, Receipt, RunInfo, RunResult, SeamInfo, SeedFailure, TurnRow
-from brainbench.orchestrator.assemble import assemble_cells, metric_names
+from brainbench.models.result import RunResult, SeamInfo, SeedFailure
+from brainbench.models.shard import ShardInfo, ShardSpec
+from brainbench.orchestrator.outcome import FixtureOutcome, build_result, key_records, utc_iso
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
 from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
+from brainbench.orchestrator.shard import pair_key, plan_keys, shard_plan
 from brainbench.scratch import scratch_parent
 from brainbench.seams.registry import SEAMS, SeamSpec
 
@@ -43,17 +45,6 @@ class RunAborted(RuntimeError):
 
 # Expected reasons for a run to stop without a result: reported in one line, exit 2.
 RUN_FAILURES = (RunAborted, ServerError, ExecutorError)
-
-
-@dataclass
-class FixtureOutcome:
-    """Everything one fixture (or pair) contributed; assembled later in corpus order."""
-
-    rows: list[TurnRow] = field(default_factory=list)
-    faults: list[Fault] = field(default_factory=list)
-    write_back: Any | None = None
-    continuity: dict[str, Any] = field(default_factory=dict)  # harness → ContinuityScore
-    seed_failure: SeedFailure | None = None
 
 
 @dataclass
@@ -125,12 +116,15 @@ async def _start_seams(config: RunConfig, executor: Executor, workdir: Path, run
 
 
 class Runner:
-    def __init__(self, config: RunConfig, corpus: Corpus, progress: Progress | None = None) -> None:
+    def __init__(self, config: RunConfig, corpus: Corpus, progress: Progress | None = None,
+                 shard: ShardSpec | None = None) -> None:
         self.config = config
         self.corpus = corpus
         self.progress = progress or (lambda _: None)
         self.run_id = uuid.uuid4().hex[:10]
-        self.plan: Plan = plan_run(corpus, config)
+        self.full_plan: Plan = plan_run(corpus, config)
+        self.shard = shard
+        self.plan: Plan = shard_plan(self.full_plan, config, shard.index, shard.total) if shard else self.full_plan
         self.outcomes: dict[str, FixtureOutcome] = {}
         self.started_at = datetime.now(UTC)
         self.seams: dict[str, ActiveSeam] = {}
@@ -260,8 +254,8 @@ class Runner:
                     if item.fixture_id not in self.outcomes:
                         tg.start_soon(one, item.fixture_id, lambda i=item: self._regular(i, dbs, workroot))
                 for pair in self.plan.pairs:
-                    if f"pair:{pair.pair_id}" not in self.outcomes:
-                        tg.start_soon(one, f"pair:{pair.pair_id}", lambda p=pair: self._pair(p, dbs, workroot))
+                    if pair_key(pair.pair_id) not in self.outcomes:
+                        tg.start_soon(one, pair_key(pair.pair_id), lambda p=pair: self._pair(p, dbs, workroot))
         finally:
             with anyio.CancelScope(shield=True):
                 for seam in self.seams.values():
@@ -296,14 +290,7 @@ class Runner:
                 return
 
     def _resume_state(self) -> dict[str, dict[str, Any]]:
-        state: dict[str, dict[str, Any]] = {}
-        for key, o in self.outcomes.items():
-            state[key] = {
-                "write_back": o.write_back.model_dump(mode="json") if o.write_back is not None else None,
-                "continuity": {h: c.model_dump(mode="json") for h, c in o.continuity.items()},
-                "seed_failure": o.seed_failure.model_dump(mode="json") if o.seed_failure else None,
-            }
-        return state
+        return {key: o.scores() for key, o in self.outcomes.items()}
 
     def resume_from(self, previous: RunResult) -> None:
         """Adopt the finished fixtures of an interrupted run of the same corpus and config."""
@@ -311,7 +298,7 @@ class Runner:
 
         run = previous.meta.run
         state = (run.resume_state or {}) if run else {}
-        readers = {f"pair:{p.pair_id}": p.reader.fixture_id for p in self.plan.pairs}
+        readers = {pair_key(p.pair_id): p.reader.fixture_id for p in self.plan.pairs}
         for key in run.completed_fixtures if run else []:
             if key not in state:
                 continue
@@ -326,39 +313,27 @@ class Runner:
             )
 
     def ordered_keys(self) -> list[str]:
-        return [i.fixture_id for i in self.plan.regular] + [f"pair:{p.pair_id}" for p in self.plan.pairs]
+        return plan_keys(self.plan)
 
     def result(self, complete: bool = True, interrupted_by: str | None = None) -> RunResult:
-        done = [self.outcomes[k] for k in self.ordered_keys() if k in self.outcomes]
-        rows = [r for o in done for r in o.rows]
-        faults = [f for o in done for f in o.faults]
-        cells = assemble_cells(self.config, self.seams, rows, done)
-        fault_counts: dict[str, int] = {}
-        for f in faults:
-            fault_counts[f.fault_class] = fault_counts.get(f.fault_class, 0) + 1
-        meta_run = RunInfo(
-            run_id=self.run_id, executor=self.config.executor, jobs=self.config.jobs,
-            harnesses=list(self.config.harnesses), suites=list(self.config.suites),
-            started_at=self.started_at.isoformat().replace("+00:00", "Z"),
-            finished_at=datetime.now(UTC).isoformat().replace("+00:00", "Z"),
-            complete=complete, interrupted_by=interrupted_by,
-            completed_fixtures=[k for k in self.ordered_keys() if k in self.outcomes],
-            seams=[s.info for s in self.seams.values()], fault_counts=fault_counts,
-            resume_state=None if complete else self._resume_state(),
+        keyed = [(k, self.outcomes[k]) for k in self.ordered_keys() if k in self.outcomes]
+        meta_extra = {}
+        if self.shard is not None and complete:
+            meta_extra["shard"] = ShardInfo(
+                index=self.shard.index, total=self.shard.total, plan=plan_keys(self.full_plan),
+                keys=self.ordered_keys(), fingerprint=config_fingerprint(self.config),
+                outcomes=key_records(keyed))
+        return build_result(
+            self.config, fixtures_hash=self.corpus.fixtures_hash, harness_sha=git_sha(), seams=self.seam_infos(),
+            keyed=keyed, receipt_ts=utc_iso(self.started_at, millis=True), meta_extra=meta_extra,
+            run={"run_id": self.run_id, "executor": self.config.executor, "jobs": self.config.jobs,
+                 "started_at": utc_iso(self.started_at), "finished_at": utc_iso(datetime.now(UTC)),
+                 "complete": complete, "interrupted_by": interrupted_by,
+                 "resume_state": None if complete else self._resume_state()},
         )
-        receipt = Receipt(
-            fixtures_hash=self.corpus.fixtures_hash, harness_sha=git_sha(),
-            ts=self.started_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-            cmd_args=self.config.cmd_args, seed=self.config.seed,
-            include_holdout=self.config.include_holdout, llm=self.config.llm,
-        )
-        from brainbench.metrics.glossary import glossary_for
 
-        return RunResult.model_validate({
-            "receipt": receipt, "cells": cells, "turn_rows": rows,
-            "seed_failures": [o.seed_failure for o in done if o.seed_failure is not None],
-            "_meta": {"metric_glossary": glossary_for(metric_names(cells)), "run": meta_run, "faults": faults},
-        })
+    def seam_infos(self) -> list[SeamInfo]:
+        return [s.info for s in self.seams.values()]
 
 
 def _terminate(signum: int, _frame: object) -> None:
@@ -371,11 +346,30 @@ def _score_continuity(conn: Any, reader: LoadedFixture, injected: set[str]) -> A
     return score_continuity(conn, reader, injected)
 
 
+def config_fingerprint(config: RunConfig) -> dict[str, Any]:
+    """What must be equal for two results to be parts of one run (``brainbench merge`` checks it).
+
+    Only configuration: an empty shard starts no seam, so what the seams reported
+    (image digests) is compared separately among the shards that ran some.
+    """
+    from brainbench import __version__
+
+    return {
+        "brainbench_version": __version__, "harness_sha": git_sha(),
+        "harnesses": list(config.harnesses), "suites": list(config.suites),
+        "include_holdout": config.include_holdout, "llm": config.llm, "seed": config.seed,
+        "mode": config.mode, "seams": {h: o.model_dump(mode="json") for h, o in sorted(config.seams.items())},
+    }
+
+
 def run_benchmark(config: RunConfig, corpus: Corpus, progress: Progress | None = None,
-                  resume: RunResult | None = None) -> RunResult:
-    runner = Runner(config, corpus, progress)
+                  resume: RunResult | None = None, shard: ShardSpec | None = None) -> RunResult:
+    runner = Runner(config, corpus, progress, shard)
     if resume is not None:
         runner.resume_from(resume)
+    if runner.plan.is_empty:
+        # A shard that drew no work (N above the number of units) is a valid, empty part of the run.
+        return runner.result()
     # Until the run's own signal watcher is up, SIGTERM must unwind like SIGINT
     # (its default action would kill us with the server still running).
     previous = signal.signal(signal.SIGTERM, _terminate)
