@@ -89,7 +89,7 @@ def test_two_hundred_shards_merge_into_the_single_run(single: tuple[tuple[str, .
         pytest.skip("N=200 runs once, on the gate selection: 200 CLI runs cost minutes on 2 cores")
     # One server for all 200 processes (as a cluster's shards would each have theirs, this only
     # saves 200 server start-ups); every run still works in databases of its own.
-    outs = run_shards(200, tmp_path, *single[0], "--database-url", pg_server.admin_url, parallel=3)
+    outs = run_shards(200, tmp_path, *single[0], "--database-url", pg_server.admin_url, parallel=2)
     empty = [p for p in outs if not json.loads(p.read_text())["_meta"]["shard"]["keys"]]
     assert empty, "N above the number of units leaves empty shards, which are valid"
     merge_and_check(single, outs, tmp_path)

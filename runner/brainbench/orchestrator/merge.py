@@ -25,8 +25,9 @@ class MergeError(ValueError):
         self.problems = problems
 
 
-def _names(paths: Sequence[Path]) -> str:
-    return ", ".join(str(p) for p in paths)
+def _names(paths: Sequence[Path], most: int = 3) -> str:
+    shown = ", ".join(str(p) for p in paths[:most])
+    return shown + (f" and {len(paths) - most} more" if len(paths) > most else "")
 
 
 def _check_shards(shards: Sequence[tuple[Path, RunResult]]) -> list[tuple[Path, RunResult, ShardInfo]]:

@@ -7,6 +7,7 @@ so ``--jobs 1`` and ``--jobs 8`` produce the same cells and rows.
 from __future__ import annotations
 
 import contextlib
+import functools
 import shutil
 import signal
 import subprocess
@@ -56,6 +57,7 @@ class ActiveSeam:
     env: dict[str, str]
 
 
+@functools.cache
 def git_sha() -> str:
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False,
