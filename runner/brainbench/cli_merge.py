@@ -28,23 +28,18 @@ def merge(
 
 
 def execute_merge(shards: list[Path], **options: object) -> int:
-    from pydantic import ValidationError
-
     from brainbench.cli_run import EXIT_ERROR, RunRequest, report_result
     from brainbench.models.result import RunResult
     from brainbench.orchestrator.merge import MergeError, merge_results
+    from brainbench.report.trace_file import TraceFileError, load_result
 
     loaded: list[tuple[Path, RunResult]] = []
     problems: list[str] = []
     for path in shards:
         try:
-            loaded.append((path, RunResult.model_validate_json(path.read_text(encoding="utf-8"))))
-        except OSError as exc:
-            problems.append(f"{path}: cannot read: {exc.strerror or exc}")
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            problems.append(f"{path}: $.{where}: {first['msg']} (not a BrainBench result)")
+            loaded.append((path, load_result(path)))  # with its trace: the merge keeps every turn's evidence
+        except TraceFileError as exc:
+            problems.append(str(exc))
     try:
         if problems:
             raise MergeError(problems)

@@ -29,9 +29,17 @@ def graded(doc: dict[str, Any]) -> dict[str, Any]:
         doc["receipt"].pop(key)
     doc["_meta"].pop("run")
     doc["_meta"].pop("shard", None)
+    doc["_meta"].pop("trace", None)  # its sha256 covers latencies; the evidence is compared row by row
     for row in doc["turn_rows"]:
         row.pop("latency_ms")
     return doc
+
+
+def evidence(trace: Path) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in trace.read_text().splitlines()]
+    for row in rows:
+        row.pop("latency_ms")
+    return rows
 
 
 def run_shards(total: int, root: Path, *extra: str, parallel: int = 1) -> list[Path]:
@@ -66,6 +74,9 @@ def merge_and_check(single: tuple[tuple[str, ...], Path], outs: list[Path], root
     merged = json.loads((root / "merged.json").read_text())
     assert graded(merged) == graded(json.loads((single_root / "result.json").read_text()))
     assert "shard" not in merged["_meta"]
+    # every turn's evidence (verdicts, reasons) travels with its rows
+    assert evidence(root / "merged.trace.jsonl") == evidence(single_root / "result.trace.jsonl")
+    assert merged["_meta"]["trace"]["rows"] == len(evidence(root / "merged.trace.jsonl")) > 0
     line = json.loads((root / "ledger.jsonl").read_text().splitlines()[-1])
     assert [m["shard"] for m in line["merged_from"]] == [f"{i}/{len(outs)}" for i in range(1, len(outs) + 1)]
     assert all(m["run_id"] for m in line["merged_from"])
@@ -106,6 +117,7 @@ def three(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 
 def edited(path: Path, tmp_path: Path, name: str, change: Any) -> Path:
     doc = json.loads(path.read_text())
+    doc["_meta"].pop("trace", None)  # the copy has no trace file beside it; evidence is optional
     change(doc)
     out = tmp_path / name
     out.write_text(json.dumps(doc))
@@ -173,7 +185,7 @@ def test_refuses_results_that_are_not_finished_shards(three: list[Path], tmp_pat
                                            three[1], three[2])
     garbage = tmp_path / "garbage.json"
     garbage.write_text("{\"receipt\": 3}")
-    assert f"{garbage}: $." in refused(tmp_path, garbage, three[1], three[2])
+    assert f"{garbage}: not a BrainBench result" in refused(tmp_path, garbage, three[1], three[2])
     assert "cannot read" in refused(tmp_path, tmp_path / "absent.json", three[1], three[2])
 
 

@@ -47,6 +47,8 @@ class KeyOutcome(BaseModel):
 
     rows: list[int] = Field(default_factory=list)
     faults: list[int] = Field(default_factory=list)
+    # Indexes into the shard's trace file (``_meta.trace``), laid out like the rows.
+    traces: list[int] = Field(default_factory=list)
     write_back: dict[str, Any] | None = None
     continuity: dict[str, dict[str, Any]] = Field(default_factory=dict)
     seed_failure: dict[str, Any] | None = None

@@ -116,7 +116,8 @@ def merge_results(shards: Sequence[tuple[Path, RunResult]], cmd_args: list[str])
     outcomes: dict[str, FixtureOutcome] = {}
     for _, result, info in checked:
         for key in info.keys:
-            outcomes[key] = FixtureOutcome.from_record(info.outcomes[key], result.turn_rows, result.meta.faults)
+            outcomes[key] = FixtureOutcome.from_record(info.outcomes[key], result.turn_rows, result.meta.faults,
+                                                       result.trace)
     fp = first.fingerprint
     config = RunConfig(fixtures_dir=Path(), gold_dir=Path(), harnesses=fp["harnesses"], suites=fp["suites"],
                        include_holdout=fp["include_holdout"], llm=fp["llm"], seed=fp["seed"], cmd_args=cmd_args)
@@ -124,7 +125,7 @@ def merge_results(shards: Sequence[tuple[Path, RunResult]], cmd_args: list[str])
     run_ids = sorted(r.run_id for r in runs)
     # Seams are described by a shard that started them (an empty shard started none).
     first_run = next((r.meta.run for _, r, i in checked if i.keys and r.meta.run), runs[0] if runs else None)
-    return build_result(
+    merged = build_result(
         config, fixtures_hash=first_result.receipt.fixtures_hash, harness_sha=first_result.receipt.harness_sha,
         seams=first_run.seams if first_run else [], keyed=[(k, outcomes[k]) for k in first.plan],
         receipt_ts=min(r.receipt.ts for _, r, _ in checked),
@@ -135,3 +136,6 @@ def merge_results(shards: Sequence[tuple[Path, RunResult]], cmd_args: list[str])
              "finished_at": max((r.finished_at or r.started_at for r in runs), default=None),
              "complete": True},
     )
+    # The evidence travels with the rows: a merged result explains its failures like a single run's.
+    merged.trace.extend(t for key in first.plan for t in outcomes[key].traces)
+    return merged

@@ -13,6 +13,7 @@ from typing import Any
 from brainbench.models.config import RunConfig
 from brainbench.models.result import Fault, Receipt, RunInfo, RunResult, SeamInfo, SeedFailure, TurnRow
 from brainbench.models.shard import KeyOutcome
+from brainbench.models.trace import TurnTrace
 from brainbench.models.writeback import ContinuityScore, WriteBackScore
 from brainbench.orchestrator.assemble import assemble_cells, metric_names
 
@@ -26,6 +27,8 @@ class FixtureOutcome:
     write_back: WriteBackScore | None = None
     continuity: dict[str, ContinuityScore] = field(default_factory=dict)  # harness → score
     seed_failure: SeedFailure | None = None
+    # Evidence per turn (beside the result, never in it): see orchestrator/diagnose.py.
+    traces: list[TurnTrace] = field(default_factory=list)
 
     def scores(self) -> dict[str, Any]:
         """The per-unit scores that cells aggregate away (for --resume)."""
@@ -36,10 +39,12 @@ class FixtureOutcome:
         }
 
     @classmethod
-    def from_record(cls, record: KeyOutcome, rows: Sequence[TurnRow], faults: Sequence[Fault]) -> FixtureOutcome:
+    def from_record(cls, record: KeyOutcome, rows: Sequence[TurnRow], faults: Sequence[Fault],
+                    traces: Sequence[TurnTrace]) -> FixtureOutcome:
         return cls(
             rows=[rows[i] for i in record.rows],
             faults=[faults[i] for i in record.faults],
+            traces=[traces[i] for i in record.traces if i < len(traces)],
             write_back=WriteBackScore.model_validate(record.write_back) if record.write_back else None,
             continuity={h: ContinuityScore.model_validate(c) for h, c in record.continuity.items()},
             seed_failure=SeedFailure.model_validate(record.seed_failure) if record.seed_failure else None,
@@ -49,15 +54,17 @@ class FixtureOutcome:
 def key_records(keyed: Sequence[tuple[str, FixtureOutcome]]) -> dict[str, KeyOutcome]:
     """Per-unit records whose indexes point into the rows and faults that :func:`build_result` lays out."""
     records: dict[str, KeyOutcome] = {}
-    row_at = fault_at = 0
+    row_at = fault_at = trace_at = 0
     for key, o in keyed:
         scores = o.scores()
         records[key] = KeyOutcome(rows=list(range(row_at, row_at + len(o.rows))),
                                   faults=list(range(fault_at, fault_at + len(o.faults))),
+                                  traces=list(range(trace_at, trace_at + len(o.traces))),
                                   write_back=scores["write_back"], continuity=scores["continuity"],
                                   seed_failure=scores["seed_failure"])
         row_at += len(o.rows)
         fault_at += len(o.faults)
+        trace_at += len(o.traces)
     return records
 
 

@@ -22,14 +22,17 @@ from typing import Any
 import anyio
 import psycopg
 
+from brainbench.brain.budget import Mode, choose_concurrency, describe_choice, probe_capacity, warm_workers
 from brainbench.brain.databases import Brain, BrainDatabases, sweep_databases
 from brainbench.brain.seeding import SeedError, SeedReport, seed_fixture
-from brainbench.brain.server import PostgresServer, ServerError, open_server
+from brainbench.brain.server import ExternalPostgres, PostgresServer, ServerError, open_server
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
 from brainbench.executors.base import Executor, ExecutorError, SeamLaunch, SeamProcess
+from brainbench.models.budget import Concurrency
 from brainbench.models.config import RunConfig
-from brainbench.models.result import RunResult, SeamInfo, SeedFailure
+from brainbench.models.result import RunResult, SeamInfo, SeedFailure, TraceInfo
 from brainbench.models.shard import ShardInfo, ShardSpec
+from brainbench.models.trace import CONTEXT_CAP, TurnTrace
 from brainbench.orchestrator.outcome import FixtureOutcome, build_result, key_records, utc_iso
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
 from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
@@ -67,14 +70,25 @@ def git_sha() -> str:
     return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
 
 
-def make_executor(config: RunConfig) -> Executor:
+def make_executor(config: RunConfig, jobs: int) -> Executor:
+    # Warm stream processes per seam: bounded by cores, not jobs (brain/budget.py counts them).
+    pool_size = warm_workers(jobs)
     if config.executor == "docker":
         from brainbench.executors.docker import DockerExecutor  # lazy: the SDK is an optional extra
 
-        return DockerExecutor(pool_size=config.jobs)
+        return DockerExecutor(pool_size=pool_size)
     from brainbench.executors.local import LocalExecutor
 
-    return LocalExecutor(pool_size=config.jobs)
+    return LocalExecutor(pool_size=pool_size)
+
+
+def seam_modes(config: RunConfig) -> list[Mode]:
+    """Each seam's invocation mode, as _start_seam will choose it."""
+    modes: list[Mode] = []
+    for harness in dict.fromkeys(config.harnesses):
+        override = config.seams.get(harness)
+        modes.append((override.mode if override and override.mode else None) or config.mode)
+    return modes
 
 
 async def _start_seam(config: RunConfig, executor: Executor, harness: str, workdir: Path,
@@ -131,6 +145,14 @@ class Runner:
         self.started_at = datetime.now(UTC)
         self.seams: dict[str, ActiveSeam] = {}
         self.interrupted_by: str | None = None
+        self.work_root: Path | None = None
+        self.concurrency: Concurrency | None = None  # chosen by run_benchmark against the server
+
+    @property
+    def jobs(self) -> int:
+        if self.concurrency is not None:
+            return self.concurrency.jobs
+        return self.config.jobs or 1
 
     # --- per fixture ----------------------------------------------------------------
 
@@ -145,8 +167,19 @@ class Runner:
             env = {**seam.env, **self._env(url, item.fixture.source, workdir / harness)}
             replays.append(await replay_fixture(item, seam.spec, seam.process, suites=suites, env=env,
                                                 workdir=workdir / harness, timeout_s=seam.timeout_s,
-                                                slug_sources=slug_sources))
+                                                slug_sources=slug_sources, keep=self.config.keep,
+                                                image=seam.info.image))
         return replays
+
+    async def _diagnose(self, conn: Any, item: LoadedFixture, replays: list[SeamReplay],
+                        slug_sources: dict[str, set[str]]) -> list[TurnTrace]:
+        # While the brain is still leased: the reference replays missed turns on this same brain.
+        from brainbench.orchestrator.diagnose import diagnose_replay
+
+        def work() -> list[TurnTrace]:
+            return [t for r in replays for t in diagnose_replay(conn, item, r.traces, r.contexts, slug_sources)]
+
+        return await anyio.to_thread.run_sync(work)
 
     async def _regular(self, item: LoadedFixture, dbs: BrainDatabases, workroot: Path) -> FixtureOutcome:
         async with self._brain(dbs) as brain:
@@ -162,9 +195,11 @@ class Runner:
             return out
         suites = retrieval_suites(item, self.config)
         if suites:
-            for replay in await self._replay_all(item, suites, url, workdir, report.slug_sources):
+            replays = await self._replay_all(item, suites, url, workdir, report.slug_sources)
+            for replay in replays:
                 out.rows += replay.rows
                 out.faults += replay.faults
+            out.traces += await self._diagnose(conn, item, replays, report.slug_sources)
         if wants_write_back(item, self.config):
             out.write_back = await anyio.to_thread.run_sync(self._write_back, conn, item)
         return out
@@ -218,14 +253,16 @@ class Runner:
             out.faults += replay.faults
             out.continuity[harness] = await anyio.to_thread.run_sync(
                 _score_continuity, conn, pair.reader, replay.injected)
+        out.traces += await self._diagnose(conn, pair.reader, replays, slug_sources)
         return out
 
     # --- whole run ----------------------------------------------------------------------
 
     async def _run(self, server: PostgresServer) -> None:
         dbs = BrainDatabases(server, self.run_id)
-        executor = make_executor(self.config)
+        executor = make_executor(self.config, self.jobs)
         workroot = Path(tempfile.mkdtemp(prefix=f"brainbench-run-{self.run_id}-", dir=scratch_parent()))
+        self.work_root = workroot
         self.llm_extractor: Any = None
         if self.config.llm:
             from brainbench.writeback import extractors
@@ -244,7 +281,7 @@ class Runner:
             async with anyio.create_task_group() as start_up:
                 start_up.start_soon(prepare_brains)
                 start_up.start_soon(_start_seams, self.config, executor, workroot, self.run_id, self.seams)
-            limiter = anyio.CapacityLimiter(self.config.jobs)
+            limiter = anyio.CapacityLimiter(self.jobs)
 
             async def one(key: str, work: Callable[[], Any]) -> None:
                 async with limiter:
@@ -266,7 +303,8 @@ class Runner:
                 with contextlib.suppress(Exception):
                     await executor.close()
                 await anyio.to_thread.run_sync(dbs.close)
-                shutil.rmtree(workroot, ignore_errors=True)
+                if not self.config.keep:
+                    shutil.rmtree(workroot, ignore_errors=True)
 
     async def run(self, server: PostgresServer) -> RunResult:
         async with anyio.create_task_group() as outer:
@@ -312,6 +350,7 @@ class Runner:
                 write_back=WriteBackScore.model_validate(saved["write_back"]) if saved.get("write_back") else None,
                 continuity={h: ContinuityScore.model_validate(c) for h, c in (saved.get("continuity") or {}).items()},
                 seed_failure=SeedFailure.model_validate(saved["seed_failure"]) if saved.get("seed_failure") else None,
+                traces=[t for t in previous.trace if t.fixture_id == fid],
             )
 
     def ordered_keys(self) -> list[str]:
@@ -319,20 +358,27 @@ class Runner:
 
     def result(self, complete: bool = True, interrupted_by: str | None = None) -> RunResult:
         keyed = [(k, self.outcomes[k]) for k in self.ordered_keys() if k in self.outcomes]
-        meta_extra = {}
+        kept = str(self.work_root) if self.config.keep and self.work_root else None
+        traces = [t for _, o in keyed for t in o.traces]
+        meta_extra: dict[str, Any] = {
+            "trace": TraceInfo(rows=len(traces), context_cap=CONTEXT_CAP, work_root=kept) if kept else None}
         if self.shard is not None and complete:
             meta_extra["shard"] = ShardInfo(
                 index=self.shard.index, total=self.shard.total, plan=plan_keys(self.full_plan),
                 keys=self.ordered_keys(), fingerprint=config_fingerprint(self.config),
                 outcomes=key_records(keyed))
-        return build_result(
+        result = build_result(
             self.config, fixtures_hash=self.corpus.fixtures_hash, harness_sha=git_sha(), seams=self.seam_infos(),
             keyed=keyed, receipt_ts=utc_iso(self.started_at, millis=True), meta_extra=meta_extra,
-            run={"run_id": self.run_id, "executor": self.config.executor, "jobs": self.config.jobs,
+            run={"run_id": self.run_id, "executor": self.config.executor, "jobs": self.jobs,
                  "started_at": utc_iso(self.started_at), "finished_at": utc_iso(datetime.now(UTC)),
                  "complete": complete, "interrupted_by": interrupted_by,
+                 "fixture_selection": list(self.config.fixture_ids) or None, "concurrency": self.concurrency,
                  "resume_state": None if complete else self._resume_state()},
         )
+
+        result.trace.extend(traces)
+        return result
 
     def seam_infos(self) -> list[SeamInfo]:
         return [s.info for s in self.seams.values()]
@@ -364,8 +410,24 @@ def config_fingerprint(config: RunConfig) -> dict[str, Any]:
     }
 
 
+def _open_budgeted(config: RunConfig, runner: Runner, notify: Progress) -> PostgresServer:
+    """Choose the run's jobs against the server's connections, then open (or size) the server."""
+    modes = seam_modes(config)
+    if config.database_url:
+        server = ExternalPostgres(config.database_url)
+        capacity = probe_capacity(server.database_url("postgres"))
+        runner.concurrency = choose_concurrency(config.jobs, modes, capacity)
+        notify(describe_choice(runner.concurrency, capacity))
+        return server
+    runner.concurrency = choose_concurrency(config.jobs, modes)
+    notify(describe_choice(runner.concurrency))
+    return open_server(None, max_connections=runner.concurrency.server_max_connections)
+
+
 def run_benchmark(config: RunConfig, corpus: Corpus, progress: Progress | None = None,
-                  resume: RunResult | None = None, shard: ShardSpec | None = None) -> RunResult:
+                  resume: RunResult | None = None, notify: Progress | None = None,
+                  shard: ShardSpec | None = None) -> RunResult:
+    """Run the benchmark; ``notify`` receives the one-line diagnostics (the jobs chosen, warnings)."""
     runner = Runner(config, corpus, progress, shard)
     if resume is not None:
         runner.resume_from(resume)
@@ -376,7 +438,7 @@ def run_benchmark(config: RunConfig, corpus: Corpus, progress: Progress | None =
     # (its default action would kill us with the server still running).
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        server = open_server(config.database_url)
+        server = _open_budgeted(config, runner, notify or (lambda _: None))
     except KeyboardInterrupt as exc:
         return runner.result(complete=False, interrupted_by=str(exc) or "SIGINT")
     finally:

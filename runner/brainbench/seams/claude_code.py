@@ -7,10 +7,11 @@ attachments and suppress re-injection by slug.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from brainbench.jsjson import stringify
+from brainbench.jsstring import js_len, trim, utf8_bytes
 from brainbench.reflex.candidates import extract_candidates_from_window
 from brainbench.reflex.render import CONTEXT_MARKER, POINTER_HEADING, render_turn_context
 from brainbench.reflex.resolve import resolve_pointers
@@ -33,7 +34,7 @@ def dedupe_blocks(blocks: Sequence[str]) -> str | None:
     kept: list[str] = []
     used = 0
     for block in reversed(unique):
-        size = len(block.encode("utf-8")) + 2
+        size = len(utf8_bytes(block)) + 2
         if used + size > PRIOR_BUDGET_BYTES:
             continue  # skip an oversize block, keep looking at older ones
         kept.append(block)
@@ -51,12 +52,11 @@ def _projects_root(env: Mapping[str, str]) -> Path | None:
 
 def _payload(block: str) -> str:
     def encode(text: str) -> str:
-        return json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}},
-                          ensure_ascii=False)
+        return stringify({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}})
 
     # Claude Code caps context at 10,000 characters: drop whole lines from the end until it fits.
     lines = block.split("\n")
-    while lines and len(encode("\n".join(lines))) > MAX_PAYLOAD_CHARS:
+    while lines and js_len(encode("\n".join(lines))) > MAX_PAYLOAD_CHARS:
         lines.pop()
     return encode("\n".join(lines)) + "\n" if lines else ""
 
@@ -90,7 +90,7 @@ def handle(message: dict[str, object], env: Mapping[str, str]) -> HookResult:
         return HookResult(0, "", "transcript_path rejected (not a confined .jsonl file); staying silent\n")
     turns, blocks = parse_claude_transcript(docs)
     window = [(t.role, t.text) for t in turns[-WINDOW_TURNS:]]
-    if prompt.strip():
+    if trim(prompt):
         window.append(("user", prompt))
     if not window:
         return HookResult()

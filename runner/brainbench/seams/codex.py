@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from brainbench.brain import store
+from brainbench.jsstring import trim
 from brainbench.seams.brain_access import with_brain
 from brainbench.seams.openclaw import pointer_block
 from brainbench.seams.program import HookResult, context_output, main
@@ -45,7 +46,7 @@ def handle(message: dict[str, object], env: Mapping[str, str]) -> HookResult:
     if event != "UserPromptSubmit":
         return HookResult()
     prompt = message.get("prompt")
-    if not isinstance(prompt, str) or not prompt.strip():
+    if not isinstance(prompt, str) or not trim(prompt):
         return HookResult()  # Codex never submits a blank prompt
     prior = _prior(message)
     if prior is None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from brainbench.executors.base import HookOutcome
+from brainbench.jsstring import without_lone_surrogates
 from brainbench.models.result import FaultClass
 from brainbench.models.wire import MAX_CONTEXT_CHARS, HookOutput
 from brainbench.seams.program import EXIT_BACKEND_UNAVAILABLE
@@ -90,7 +91,9 @@ def _parse_json_output(text: str, event: str, strict: bool) -> Graded:
         lenient = _parse_json_output(json.dumps(doc), event, strict=True)
         return Graded(lenient.context, lenient.fault or "contract_violation", lenient.detail or detail)
     try:
-        out = HookOutput.model_validate(doc)
+        # JSON may carry a lone "\udXXX" half (gbrain's clip can cut a pair and
+        # JSON.stringify escapes it); pydantic validates a masked copy.
+        out = HookOutput.model_validate(without_lone_surrogates(doc))
     except ValidationError as exc:
         first = exc.errors()[0]
         if first["type"] == "string_too_long":
@@ -104,4 +107,5 @@ def _parse_json_output(text: str, event: str, strict: bool) -> Graded:
         return Graded(None)
     if spec.hookEventName != event:
         return Graded(None, "contract_violation", f"hookEventName {spec.hookEventName!r} answers a {event} call")
-    return Graded(spec.additionalContext or None)
+    # The context as sent, lone surrogates included (validation saw a masked copy).
+    return Graded(doc["hookSpecificOutput"]["additionalContext"] or None)

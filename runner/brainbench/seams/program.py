@@ -16,6 +16,8 @@ import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from brainbench.jsjson import stringify
+
 # The image contract's "backend unavailable" exit (EX_TEMPFAIL): the runner
 # treats it as an infrastructure fault and may retry, never as a memory miss.
 EXIT_BACKEND_UNAVAILABLE = 75
@@ -39,8 +41,8 @@ Handler = Callable[[dict[str, object], Mapping[str, str]], HookResult]
 def context_output(event: str, text: str) -> str:
     if not text:
         return ""
-    return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}},
-                      ensure_ascii=False) + "\n"
+    # JSON.stringify, like gbrain's hook: a lone surrogate is escaped, so stdout stays valid UTF-8.
+    return stringify({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}) + "\n"
 
 
 def invoke(handler: Handler, raw: str, env: Mapping[str, str]) -> HookResult:

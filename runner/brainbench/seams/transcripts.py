@@ -15,6 +15,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from brainbench.jsjson import stringify
+from brainbench.jsstring import trim
+
 TAIL_BYTES = 2 * 1024 * 1024
 MAX_TRANSCRIPT_BYTES = 50 * 1024 * 1024
 ROLLOUT_TS = "2026-01-01T00:00:00.000Z"
@@ -41,12 +44,14 @@ def claude_transcript_lines(history: Iterable[HistoryItem]) -> list[str]:
             }
         else:
             doc = {"type": item.role, "message": {"role": item.role, "content": item.text}}
-        lines.append(json.dumps(doc, ensure_ascii=False))
+        # JSON.stringify, as gbrain's adapter writes it: a lone surrogate (a clip
+        # that cut a pair) is escaped, not written as invalid UTF-8.
+        lines.append(stringify(doc))
     return lines
 
 
 def codex_rollout_lines(session_id: str, cwd: str, history: Iterable[HistoryItem]) -> list[str]:
-    lines = [json.dumps({"timestamp": ROLLOUT_TS, "type": "session_meta", "payload": {"id": session_id, "cwd": cwd}})]
+    lines = [stringify({"timestamp": ROLLOUT_TS, "type": "session_meta", "payload": {"id": session_id, "cwd": cwd}})]
     for item in history:
         if item.role == "user":
             doc: dict[str, object] = {"type": "event_msg", "payload": {"type": "user_message", "message": item.text}}
@@ -56,7 +61,7 @@ def codex_rollout_lines(session_id: str, cwd: str, history: Iterable[HistoryItem
         else:  # hook context reaches the model as a developer message
             doc = {"type": "response_item", "payload": {"type": "message", "role": "developer",
                                                           "content": [{"type": "input_text", "text": item.text}]}}
-        lines.append(json.dumps({"timestamp": ROLLOUT_TS, **doc}, ensure_ascii=False))
+        lines.append(stringify({"timestamp": ROLLOUT_TS, **doc}))
     return lines
 
 
@@ -98,7 +103,12 @@ def read_confined(path_text: str | None, root: Path | None) -> list[dict[str, ob
             fh.readline()  # drop the partial first line
         data = fh.read()
     out = []
-    for line in data.decode("utf-8", errors="replace").splitlines():
+    # Split on "\n" only, as gbrain does: JSON.stringify leaves U+2028, U+2029 and
+    # U+0085 raw inside strings, and str.splitlines() would cut a line at each.
+    for raw in data.decode("utf-8", errors="replace").split("\n"):
+        line = trim(raw)
+        if not line:
+            continue
         try:
             doc = json.loads(line)
         except json.JSONDecodeError:
@@ -110,7 +120,7 @@ def read_confined(path_text: str | None, root: Path | None) -> list[dict[str, ob
 
 def _content_text(content: object, strip: bool = True) -> str:
     if isinstance(content, str):
-        return content.strip() if strip else content
+        return trim(content) if strip else content
     if isinstance(content, list):
         parts = []
         for block in content:
@@ -119,7 +129,7 @@ def _content_text(content: object, strip: bool = True) -> str:
             elif isinstance(block, dict) and isinstance(block.get("text"), str):
                 parts.append(block["text"])
         joined = "\n".join(parts)
-        return joined.strip() if strip else joined
+        return trim(joined) if strip else joined
     return ""
 
 
@@ -140,8 +150,8 @@ def parse_claude_transcript(docs: Sequence[dict[str, object]]) -> tuple[list[His
             if isinstance(att, dict) and att.get("type") == "hook_additional_context":
                 content = att.get("content")
                 joined = "\n".join(c for c in content if isinstance(c, str)) if isinstance(content, list) else content
-                if isinstance(joined, str) and joined.strip():
-                    blocks.append(joined.strip())
+                if isinstance(joined, str) and trim(joined):
+                    blocks.append(trim(joined))
     return turns, blocks
 
 
@@ -153,7 +163,7 @@ def parse_codex_rollout(docs: Sequence[dict[str, object]]) -> list[HistoryItem]:
             continue
         if doc.get("type") == "event_msg" and payload.get("type") == "user_message":
             text = payload.get("message")
-            if isinstance(text, str) and text.strip():
+            if isinstance(text, str) and trim(text):
                 items.append(HistoryItem("user", text))
         elif doc.get("type") == "response_item" and payload.get("type") == "message":
             role = payload.get("role")

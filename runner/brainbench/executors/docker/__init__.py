@@ -3,8 +3,8 @@
 Split by concern: ``provider`` (Executor/SeamProcess), ``client`` (SDK wrapper and
 infra retries), ``attach`` (raw exec streams), ``cleanup`` (label sweep),
 ``hardening`` (container options), ``database`` (socket mount vs run network),
-``failures`` (classification), ``seams_config`` (seams.toml / --image),
-``doctor`` (image conformance self-check).  The docker SDK is imported lazily.
+``failures`` (classification), ``seams_config`` (seams.toml / --image).  The image
+self-check is ``brainbench.doctor``.  The docker SDK is imported lazily.
 """
 
 from __future__ import annotations

@@ -13,6 +13,9 @@ LABEL_SEAM = "brainbench.seam"
 LABEL_OWNER_HOST = "brainbench.owner_host"
 LABEL_OWNER_PID = "brainbench.owner_pid"
 LABEL_CREATED = "brainbench.created"
+# Image label: the invocation modes a hook image speaks, a comma list such as
+# "exec,stream"; absent means exec only (the standard hook contract).
+LABEL_MODES = "io.brainbench.modes"
 
 # Where the stream wrapper records the long-lived hook's pid so a timeout can kill it
 # (docker exec has no kill API; the pid lives on the container's tmpfs).

@@ -33,7 +33,16 @@ from .cleanup import owner_labels, remove_labelled, sweep_dead_runs
 from .client import DockerApi
 from .config import CONTRACT_VERSION, LABEL_SEAM, STREAM_PIDFILE, DockerConfig
 from .database import DbTarget, is_loopback, parse_target, rewrite_host
-from .failures import DockerInfraError, describe, is_transient
+from .failures import (
+    DockerInfraError,
+    ImageContractError,
+    ImageNotFound,
+    check_started,
+    describe,
+    is_transient,
+    missing_shell,
+    no_shell_message,
+)
 from .hardening import create_kwargs
 
 log = logging.getLogger(__name__)
@@ -330,9 +339,7 @@ class DockerSeamProcess(SeamProcess):
         try:
             image = api.retry(api.client.images.get, self.image_ref)
         except docker.errors.ImageNotFound as exc:
-            raise DockerInfraError(
-                f"image {self.image_ref} not found; build it with `brainbench images build --offline` "
-                f"(or scripts/build-images)") from exc
+            raise ImageNotFound(self.image_ref) from exc
         self.image_id = image.id
         digests = image.attrs.get("RepoDigests") or []
         self.image_digest = digests[0].split("@", 1)[-1] if digests else image.id
@@ -352,11 +359,18 @@ class DockerSeamProcess(SeamProcess):
                 command[0] = "python"
         self.hook_cmd = hook_command(command or image_cmd)
         if not self.hook_cmd:
-            raise DockerInfraError(f"{self.image_ref}: no hook command (SeamLaunch.command is empty and "
-                                   "the image has no ENTRYPOINT/CMD)")
+            raise ImageContractError(
+                f"image {self.image_ref} has no ENTRYPOINT or CMD, so it has no hook to run: add "
+                "ENTRYPOINT [\"/path/to/hook\"] to its Dockerfile, or give `command` in seams.toml")
         self._base_env = self.executor.container_env(self.launch.env)
         with self._container_lock:
-            self.container = api.retry(self._create_and_start)
+            try:
+                self.container = api.retry(self._create_and_start)
+            except Exception as exc:
+                if missing_shell(exc):
+                    raise ImageContractError(no_shell_message(self.image_ref)) from exc
+                raise
+            check_started(self.container, self.image_ref)
 
     def _create_and_start(self) -> Any:
         from docker.types import Mount
