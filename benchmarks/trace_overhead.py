@@ -6,7 +6,7 @@ Runs the committed corpus in-process ROUNDS times with the reference diagnosis
 and ROUNDS times with it replaced by a pass-through (wire evidence only),
 alternating so machine load hits both alike; it also sums the time spent inside
 the diagnosis itself, and times writing the trace file and the HTML report.
-Prints a markdown table for docs/REPORT.md.
+Prints the markdown table of docs/REPORT.md; benchmarks/update_docs.py writes it there.
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def main(rounds: int) -> None:
+def measure(rounds: int = 3) -> dict[str, Any]:
     from brainbench.corpus.loader import load_corpus
     from brainbench.models.config import RunConfig
     from brainbench.orchestrator import diagnose
@@ -67,14 +68,28 @@ def main(rounds: int) -> None:
         html_s = time.perf_counter() - t0
         size = page.stat().st_size
     diagnosed = sum(1 for t in result.trace if t.reference is not None)
-    print(f"| measure (median of {rounds}, jobs {config.jobs}) | value |")
-    print("|---|---|")
-    for label, values in walls.items():
-        print(f"| full gate run, {label} | {statistics.median(values):.2f} s |")
-    print(f"| time inside the diagnosis (summed over fixtures) | {statistics.median(diag_totals) * 1000:.0f} ms |")
-    print(f"| turns traced / diagnosed with the reference | {len(result.trace)} / {diagnosed} |")
-    print(f"| write the trace file | {trace_s * 1000:.0f} ms |")
-    print(f"| write the HTML report | {html_s * 1000:.0f} ms ({size / 1024:.0f} KiB) |")
+    # The run chooses --jobs itself unless told (brain/budget.py): report what it chose.
+    jobs = result.meta.run.jobs if result.meta.run is not None else config.jobs
+    return {"rounds": rounds, "jobs": jobs,
+            "walls_s": {label: round(statistics.median(values), 2) for label, values in walls.items()},
+            "diagnosis_ms": round(statistics.median(diag_totals) * 1000), "traced": len(result.trace),
+            "diagnosed": diagnosed, "trace_file_ms": round(trace_s * 1000), "html_ms": round(html_s * 1000),
+            "html_kib": round(size / 1024)}
+
+
+def table(got: dict[str, Any]) -> list[str]:
+    lines = [f"| measure (median of {got['rounds']}, jobs {got['jobs']}) | value |", "|---|---|"]
+    for label in ("with diagnosis", "wire evidence only"):
+        lines.append(f"| full gate run, {label} | {got['walls_s'][label]:.2f} s |")
+    lines.append(f"| time inside the diagnosis (summed over fixtures) | {got['diagnosis_ms']} ms |")
+    lines.append(f"| turns traced / diagnosed with the reference | {got['traced']} / {got['diagnosed']} |")
+    lines.append(f"| write the trace file | {got['trace_file_ms']} ms |")
+    lines.append(f"| write the HTML report | {got['html_ms']} ms ({got['html_kib']} KiB) |")
+    return lines
+
+
+def main(rounds: int) -> None:
+    print("\n".join(table(measure(rounds))))
 
 
 if __name__ == "__main__":

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from brainbench.harnesses.registry import DEFAULT_HARNESSES
 from brainbench.models.config import RunConfig, SeamOverride
 from brainbench.models.corpus import SUITES
-from brainbench.seams.registry import DEFAULT_HARNESSES
 
 EXIT_OK, EXIT_REGRESSION, EXIT_ERROR = 0, 1, 2
 

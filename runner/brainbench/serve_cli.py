@@ -118,7 +118,7 @@ def serve(
             if note:
                 _err(note)
             _err(f"try:  echo {shlex.quote(_sample_input(fx))} "
-                 f"| {shlex.quote(sys.executable)} -m brainbench.seams.openclaw")
+                 f"| {shlex.quote(sys.executable)} -m brainbench.hooks openclaw")
             _err("up until Ctrl-C (the database is dropped then)")
             with contextlib.suppress(KeyboardInterrupt):
                 threading.Event().wait()

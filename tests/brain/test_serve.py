@@ -47,7 +47,7 @@ def test_serve_seeds_prints_the_hook_env_and_drops_the_brain_on_ctrl_c(tmp_path:
         env = _read_env(env_file)
         assert set(env) == {"BRAINBENCH_DATABASE_URL", "BRAINBENCH_SOURCE"}
         assert env["BRAINBENCH_SOURCE"] == "default"
-        hook = subprocess.run([sys.executable, "-m", "brainbench.seams.openclaw"], capture_output=True, text=True,
+        hook = subprocess.run([sys.executable, "-m", "brainbench.hooks", "openclaw"], capture_output=True, text=True,
                               timeout=60, check=False, env={**os.environ, **env},
                               input=json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "s",
                                                 "prompt": "What did Alice Example say?", "cwd": "/tmp"}))

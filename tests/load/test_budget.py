@@ -58,7 +58,7 @@ def test_hook_role_limit_covers_what_one_seam_can_hold() -> None:
 
 
 def test_hook_programs_cache_no_more_than_the_budget_assumes() -> None:
-    from brainbench.seams import brain_access
+    from brainbench.hooks import brain_access
 
     assert brain_access._MAX_CACHED == budget.HOOK_CONNECTIONS_PER_PROCESS
 

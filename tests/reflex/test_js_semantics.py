@@ -6,10 +6,11 @@ import psycopg
 import pytest
 from brainbench.brain.aliases import normalize_alias
 from brainbench.brain.store import import_page
+from brainbench.harnesses.injected import estimate_tokens
+from brainbench.hooks.program import context_output
 from brainbench.reflex.candidates import extract_candidates, is_at_sentence_start
-from brainbench.reflex.render import estimate_tokens, render_pointer_block
+from brainbench.reflex.render import render_pointer_block
 from brainbench.reflex.resolve import clip, resolve_pointers
-from brainbench.seams.program import context_output
 
 JS_SPACE = [0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680, *range(0x2000, 0x200B),
             0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF]

@@ -51,7 +51,7 @@ def test_a_production_image_is_only_compared_with_the_reference() -> None:
 
 def test_reference_policies_match_our_seams() -> None:
     """The diagnosis restates each harness's budget (spec §4); our own seam programs must agree."""
-    from brainbench.seams import claude_code, codex, openclaw
+    from brainbench.hooks import claude_code, codex, openclaw
 
     assert POLICIES["openclaw"].budget == openclaw.MAX_POINTERS
     assert POLICIES["codex"].budget == codex.MAX_FRAGMENTS

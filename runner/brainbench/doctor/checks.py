@@ -13,10 +13,10 @@ from typing import Any, Literal
 import anyio
 
 from brainbench.executors.base import HookCall, HookOutcome, InvocationMode, SeamLaunch
+from brainbench.harnesses.grading import grade
+from brainbench.harnesses.injected import slugs_in_text
+from brainbench.harnesses.registry import SEAMS
 from brainbench.models.config import DEFAULT_TIMEOUT_S
-from brainbench.reflex.render import slugs_in_text
-from brainbench.seams.outcome import grade
-from brainbench.seams.registry import SEAMS
 
 from . import sample
 

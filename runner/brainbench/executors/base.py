@@ -2,7 +2,7 @@
 
 Executors move bytes; they know nothing about memory, gold or metrics.  How the
 bytes are interpreted (silence, context, block, contract violation) lives in
-``brainbench.seams.outcome`` so every provider is graded by one set of rules.
+``brainbench.harnesses.grading`` so every provider is graded by one set of rules.
 """
 
 from __future__ import annotations
@@ -11,6 +11,11 @@ import abc
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
+
+from brainbench.models.hook_io import HookCall, HookOutcome
+
+# Re-exported: providers and their tests import the call shapes from here.
+__all__ = ["Executor", "ExecutorError", "HookCall", "HookOutcome", "InvocationMode", "SeamLaunch", "SeamProcess"]
 
 InvocationMode = Literal["exec", "stream"]
 
@@ -27,29 +32,6 @@ class SeamLaunch:
     # Host paths the hook must see at the same absolute path (transcripts, cwd).
     shared_paths: tuple[str, ...] = ()
     run_id: str = ""
-
-
-@dataclass(frozen=True)
-class HookCall:
-    """One hook invocation: the exact stdin bytes plus per-invocation environment."""
-
-    payload: bytes
-    env: Mapping[str, str]
-    timeout_s: float
-
-
-@dataclass(frozen=True)
-class HookOutcome:
-    """What came back from one invocation, before any interpretation."""
-
-    exit_code: int | None
-    stdout: bytes
-    stderr: bytes
-    timed_out: bool
-    duration_ms: float
-    # Set when the executor itself failed (spawn error, container gone): an
-    # infrastructure fault, never a memory miss.
-    infra_error: str | None = None
 
 
 class ExecutorError(RuntimeError):

@@ -13,14 +13,15 @@ from pathlib import Path
 
 from tenacity import AsyncRetrying, retry_if_result, stop_after_attempt, wait_exponential
 
-from brainbench.executors.base import HookCall, HookOutcome, SeamProcess
+from brainbench.executors.base import SeamProcess
+from brainbench.harnesses.grading import Graded, grade
+from brainbench.harnesses.injected import estimate_tokens, slugs_in_text
+from brainbench.harnesses.registry import SeamSpec
+from brainbench.hooks.transcripts import HistoryItem, claude_transcript_lines, codex_rollout_lines, write_lines
 from brainbench.jsjson import stringify
 from brainbench.jsstring import trim, without_lone_surrogates
 from brainbench.models.corpus import PublicTurn
-from brainbench.reflex.render import estimate_tokens, slugs_in_text
-from brainbench.seams.outcome import Graded, grade
-from brainbench.seams.registry import SeamSpec
-from brainbench.seams.transcripts import HistoryItem, claude_transcript_lines, codex_rollout_lines, write_lines
+from brainbench.models.hook_io import HookCall, HookOutcome
 
 INFRA_ATTEMPTS = 3
 

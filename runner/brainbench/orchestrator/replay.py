@@ -8,11 +8,11 @@ from pathlib import Path
 
 from brainbench.corpus.loader import LoadedFixture
 from brainbench.executors.base import SeamProcess
+from brainbench.harnesses.registry import SeamSpec
 from brainbench.jsstring import without_lone_surrogates
 from brainbench.models.result import Fault, TurnRow
 from brainbench.models.trace import CONTEXT_CAP, STDERR_TAIL, TurnTrace
 from brainbench.orchestrator.conversation import Conversation, TurnOutcome
-from brainbench.seams.registry import SeamSpec
 
 
 @dataclass

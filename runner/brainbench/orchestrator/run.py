@@ -28,6 +28,7 @@ from brainbench.brain.seeding import SeedError, SeedReport, seed_fixture
 from brainbench.brain.server import ExternalPostgres, PostgresServer, ServerError, open_server
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
 from brainbench.executors.base import Executor, ExecutorError, SeamLaunch, SeamProcess
+from brainbench.harnesses.registry import SEAMS, SeamSpec
 from brainbench.models.budget import Concurrency
 from brainbench.models.config import RunConfig
 from brainbench.models.result import RunResult, SeamInfo, SeedFailure, TraceInfo
@@ -38,7 +39,6 @@ from brainbench.orchestrator.replay import SeamReplay, replay_fixture
 from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
 from brainbench.orchestrator.shard import pair_key, plan_keys, shard_plan
 from brainbench.scratch import scratch_parent
-from brainbench.seams.registry import SEAMS, SeamSpec
 
 Progress = Callable[[str], None]
 

@@ -2,7 +2,7 @@
 
 Exec mode runs one ``docker exec -i`` per hook call (stdin written, then closed;
 no TTY).  Stream mode keeps one attached long-lived process per container that
-speaks the JSON-lines protocol of ``brainbench.seams`` (``--stream``).
+speaks the JSON-lines protocol of ``brainbench.hooks`` (``--stream``).
 """
 
 from __future__ import annotations
@@ -346,12 +346,12 @@ class DockerSeamProcess(SeamProcess):
         cfg = image.attrs.get("Config") or {}
         self.image_user = cfg.get("User")
         image_cmd = [*(cfg.get("Entrypoint") or []), *(cfg.get("Cmd") or [])]
-        labels = cfg.get("Labels") or {}
         command = list(self.launch.command)
         if command and command[0] == sys.executable:
-            if labels.get("io.brainbench.kind") != "contract" and "brainbench.seams." in " ".join(command):
-                # A production image behind a seam: our adapter's command means nothing
-                # there; the image's own ENTRYPOINT/CMD is its hook.
+            if "-m brainbench.hooks" in " ".join(command):
+                # Our adapter's command names a module of the runner's checkout; inside an
+                # image the image's own ENTRYPOINT/CMD is its hook (for our contract images
+                # the same adapter, as built into that image).
                 command = image_cmd + (["--stream"] if "--stream" in command else [])
             else:
                 # The runner's interpreter is a host path; our images put their venv's

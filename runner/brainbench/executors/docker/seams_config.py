@@ -61,7 +61,7 @@ def contract_defaults(tag: str = "latest", mode: Literal["exec", "stream"] = "st
     """BrainBench's own adapter images (built by `brainbench images build`)."""
     return {
         seam: SeamImageSpec(image=f"brainbench/{seam}:{tag}",
-                            command=("python", "-m", f"brainbench.seams.{SEAM_MODULES[seam]}"),
+                            command=("python", "-m", "brainbench.hooks", seam),
                             mode=mode, kind="contract")
         for seam in SEAMS
     }

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from brainbench.brain import store
+from brainbench.hooks.brain_access import with_brain
+from brainbench.hooks.openclaw import pointer_block
+from brainbench.hooks.program import HookResult, context_output, main
+from brainbench.hooks.transcripts import parse_codex_rollout, read_confined
 from brainbench.jsstring import trim
-from brainbench.seams.brain_access import with_brain
-from brainbench.seams.openclaw import pointer_block
-from brainbench.seams.program import HookResult, context_output, main
-from brainbench.seams.transcripts import parse_codex_rollout, read_confined
 
 MAX_FRAGMENTS = 1
 INDEX_HEADING = "## Brain index"

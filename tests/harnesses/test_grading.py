@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from brainbench.executors.base import HookOutcome
-from brainbench.seams.outcome import grade
+from brainbench.harnesses.grading import grade
+from brainbench.models.hook_io import HookOutcome
 
 OK = json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "ctx → `a/b`"}})
 

@@ -6,15 +6,25 @@ BRAINBENCH_SOURCE        active source id (default "default")
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
 import psycopg
 
-from brainbench.seams.program import BackendUnavailable
+from brainbench.hooks.program import BackendUnavailable
 
-_connections: dict[str, psycopg.Connection] = {}
+# Per thread: the warm hook server (hooks/serve.py) answers calls on several
+# threads, and a connection must not be closed under another thread's query.
+_local = threading.local()
 _MAX_CACHED = 8
+
+
+def _cache() -> dict[str, psycopg.Connection]:
+    cache: dict[str, psycopg.Connection] | None = getattr(_local, "connections", None)
+    if cache is None:
+        cache = _local.connections = {}
+    return cache
 
 
 def active_source(env: Mapping[str, str]) -> str:
@@ -26,22 +36,32 @@ def brain(env: Mapping[str, str]) -> psycopg.Connection:
     url = env.get("BRAINBENCH_DATABASE_URL")
     if not url:
         raise BackendUnavailable("BRAINBENCH_DATABASE_URL is not set")
-    conn = _connections.get(url)
+    connections = _cache()
+    conn = connections.get(url)
     if conn is not None and not conn.closed:
         return conn
-    if len(_connections) >= _MAX_CACHED:
-        _, oldest = _connections.popitem()
+    if len(connections) >= _MAX_CACHED:
+        oldest = connections.pop(next(iter(connections)))  # dicts keep insertion order
         oldest.close()
     try:
         conn = psycopg.connect(url, autocommit=True, connect_timeout=5)
     except psycopg.Error as exc:
         raise BackendUnavailable(str(exc).strip().splitlines()[0] if str(exc).strip() else "connect failed") from exc
-    _connections[url] = conn
+    connections[url] = conn
     return conn
 
 
+def close_all() -> None:
+    """Close this thread's connections: the warm server holds one only while a call runs,
+    as an exec-mode hook process does (brain/budget.py counts exec hooks that way)."""
+    connections = _cache()
+    while connections:
+        _, conn = connections.popitem()
+        conn.close()
+
+
 def forget(env: Mapping[str, str]) -> None:
-    conn = _connections.pop(env.get("BRAINBENCH_DATABASE_URL") or "", None)
+    conn = _cache().pop(env.get("BRAINBENCH_DATABASE_URL") or "", None)
     if conn is not None:
         conn.close()
 

@@ -64,12 +64,15 @@ def invoke(handler: Handler, raw: str, env: Mapping[str, str]) -> HookResult:
         return HookResult(1, "", traceback.format_exc())
 
 
-def _exec(handler: Handler) -> int:
-    raw = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
+def answer_stdin(handler: Handler, raw: bytes, env: Mapping[str, str]) -> HookResult:
+    """One exec-mode call from its raw stdin (at most ``MAX_STDIN_BYTES + 1`` bytes read)."""
     if len(raw) > MAX_STDIN_BYTES:
-        sys.stderr.write("stdin over 4 MiB; staying silent\n")
-        return 0
-    result = invoke(handler, raw.decode("utf-8", errors="replace"), os.environ)
+        return HookResult(0, "", "stdin over 4 MiB; staying silent\n")
+    return invoke(handler, raw.decode("utf-8", errors="replace"), env)
+
+
+def _exec(handler: Handler) -> int:
+    result = answer_stdin(handler, sys.stdin.buffer.read(MAX_STDIN_BYTES + 1), os.environ)
     sys.stdout.write(result.stdout)
     sys.stderr.write(result.stderr)
     return result.exit_code
@@ -101,6 +104,6 @@ def _stream(handler: Handler) -> int:
 def main(handler: Handler, argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if args not in ([], ["--stream"]):
-        sys.stderr.write("usage: python -m brainbench.seams.<seam> [--stream]\n")
+        sys.stderr.write("usage: python -m brainbench.hooks.<seam> [--stream]\n")
         raise SystemExit(64)
     raise SystemExit(_stream(handler) if args == ["--stream"] else _exec(handler))

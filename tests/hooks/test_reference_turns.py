@@ -21,8 +21,8 @@ from brainbench.brain.store import connect
 from brainbench.corpus.loader import load_corpus
 from brainbench.executors.base import SeamLaunch
 from brainbench.executors.local import LocalExecutor
+from brainbench.harnesses.registry import SEAMS
 from brainbench.orchestrator.replay import replay_fixture
-from brainbench.seams.registry import SEAMS
 from brainbench.writeback.extractors import GoldExtractor
 from brainbench.writeback.pipeline import run_write_back
 

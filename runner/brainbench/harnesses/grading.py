@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
-from brainbench.executors.base import HookOutcome
+from brainbench.harnesses.registry import Dialect
+from brainbench.hooks.program import EXIT_BACKEND_UNAVAILABLE
 from brainbench.jsstring import without_lone_surrogates
+from brainbench.models.hook_io import HookOutcome
 from brainbench.models.result import FaultClass
 from brainbench.models.wire import MAX_CONTEXT_CHARS, HookOutput
-from brainbench.seams.program import EXIT_BACKEND_UNAVAILABLE
-from brainbench.seams.registry import Dialect
 
 
 @dataclass(frozen=True)

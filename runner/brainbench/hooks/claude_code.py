@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from brainbench.hooks.brain_access import with_brain
+from brainbench.hooks.program import HookResult, main
+from brainbench.hooks.transcripts import parse_claude_transcript, read_confined
 from brainbench.jsjson import stringify
 from brainbench.jsstring import js_len, trim, utf8_bytes
 from brainbench.reflex.candidates import extract_candidates_from_window
 from brainbench.reflex.render import CONTEXT_MARKER, POINTER_HEADING, render_turn_context
 from brainbench.reflex.resolve import resolve_pointers
 from brainbench.reflex.volunteer import volunteer
-from brainbench.seams.brain_access import with_brain
-from brainbench.seams.program import HookResult, main
-from brainbench.seams.transcripts import parse_claude_transcript, read_confined
 
 WINDOW_TURNS = 4
 MAX_POINTERS = 3

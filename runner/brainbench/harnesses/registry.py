@@ -26,13 +26,14 @@ class SeamSpec:
     session_start: bool
 
     def command(self, stream: bool) -> tuple[str, ...]:
-        base = (sys.executable, "-m", self.module)
+        # The package entry point, not ``-m self.module``: its exec path is the lean one.
+        base = (sys.executable, "-m", "brainbench.hooks", self.harness)
         return (*base, "--stream") if stream else base
 
 
 SEAMS: dict[str, SeamSpec] = {
-    "openclaw": SeamSpec("openclaw", "production", "brainbench.seams.openclaw", "openclaw", "messages", False),
-    "claude-code": SeamSpec("claude-code", "production", "brainbench.seams.claude_code", "claude", "transcript", False),
-    "codex": SeamSpec("codex", "contract", "brainbench.seams.codex", "codex", "rollout", True),
+    "openclaw": SeamSpec("openclaw", "production", "brainbench.hooks.openclaw", "openclaw", "messages", False),
+    "claude-code": SeamSpec("claude-code", "production", "brainbench.hooks.claude_code", "claude", "transcript", False),
+    "codex": SeamSpec("codex", "contract", "brainbench.hooks.codex", "codex", "rollout", True),
 }
 DEFAULT_HARNESSES: tuple[str, ...] = ("openclaw", "claude-code", "codex")

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from brainbench.hooks.brain_access import with_brain
+from brainbench.hooks.program import HookResult, context_output, main
 from brainbench.reflex.candidates import extract_candidates
 from brainbench.reflex.render import render_pointer_block
 from brainbench.reflex.resolve import resolve_pointers
-from brainbench.seams.brain_access import with_brain
-from brainbench.seams.program import HookResult, context_output, main
 
 MAX_POINTERS = 3
 
