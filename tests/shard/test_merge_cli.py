@@ -55,14 +55,23 @@ def run_shards(total: int, root: Path, *extra: str, parallel: int = 1) -> list[P
     return outs
 
 
+_SINGLE_RUNS: dict[tuple[str, ...], Path] = {}
+
+
+def single_run(extra: tuple[str, ...], factory: pytest.TempPathFactory) -> tuple[tuple[str, ...], Path]:
+    """One single (unsharded) run per selection and test session: what every merge must equal."""
+    if extra not in _SINGLE_RUNS:
+        root = factory.mktemp("single")
+        proc = brainbench("run", *CORPUS, *extra, "--out", root / "result.json", "--update-baseline",
+                          root / "baseline.json", "--quiet", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        _SINGLE_RUNS[extra] = root
+    return extra, _SINGLE_RUNS[extra]
+
+
 @pytest.fixture(scope="module", params=[(), ("--include-holdout",)], ids=["gate", "holdout"])
 def single(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[tuple[str, ...], Path]:
-    extra: tuple[str, ...] = request.param
-    root = tmp_path_factory.mktemp("single")
-    proc = brainbench("run", *CORPUS, *extra, "--out", root / "result.json", "--update-baseline",
-                      root / "baseline.json", "--quiet", cwd=root)
-    assert proc.returncode == 0, proc.stderr
-    return extra, root
+    return single_run(request.param, tmp_path_factory)
 
 
 def merge_and_check(single: tuple[tuple[str, ...], Path], outs: list[Path], root: Path) -> None:
@@ -94,13 +103,13 @@ def test_shards_merge_into_the_single_run(single: tuple[tuple[str, ...], Path], 
 
 
 @pytest.mark.timeout(1200)
-def test_two_hundred_shards_merge_into_the_single_run(single: tuple[tuple[str, ...], Path], tmp_path: Path,
+def test_two_hundred_shards_merge_into_the_single_run(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path,
                                                       pg_server: Any) -> None:
-    if single[0]:
-        pytest.skip("N=200 runs once, on the gate selection: 200 CLI runs cost minutes on 2 cores")
-    # One server for all 200 processes (as a cluster's shards would each have theirs, this only
-    # saves 200 server start-ups); every run still works in databases of its own.
-    outs = run_shards(200, tmp_path, *single[0], "--database-url", pg_server.admin_url, parallel=2)
+    # N=200 runs on the gate selection only: 200 CLI runs cost minutes on 2 cores.  One server serves all
+    # 200 processes (in a cluster each shard has its own; this only saves 200 server start-ups); every
+    # run still works in databases and roles of its own.
+    single = single_run((), tmp_path_factory)
+    outs = run_shards(200, tmp_path, "--database-url", pg_server.admin_url, parallel=2)
     empty = [p for p in outs if not json.loads(p.read_text())["_meta"]["shard"]["keys"]]
     assert empty, "N above the number of units leaves empty shards, which are valid"
     merge_and_check(single, outs, tmp_path)
