@@ -144,6 +144,9 @@ def _mount_optional() -> None:
     from brainbench.gate.cli import register
 
     register(app)
+    from brainbench.cli_merge import register as register_merge
+
+    register_merge(app)
     from brainbench.report.cli import register as register_report
 
     register_report(app)

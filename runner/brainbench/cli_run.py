@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from brainbench.models.config import OptionsError, RunConfig
 
 EXIT_OK, EXIT_REGRESSION, EXIT_ERROR = 0, 1, 2
@@ -84,9 +86,36 @@ def execute_cli(values: dict[str, Any], cmd_args: list[str]) -> int:
     return execute(config)
 
 
+def parse_shard(config: RunConfig):  # type: ignore[no-untyped-def]
+    """``--shard I/N`` as a ShardSpec (None without it); OptionsError when it cannot run as asked."""
+    from brainbench.models.shard import ShardSpec
+
+    if config.shard is None:
+        return None
+    try:
+        spec = ShardSpec.parse(config.shard)
+    except ValidationError as exc:
+        raise OptionsError(f"--shard {config.shard!r}: {exc.errors()[0]['msg']}") from exc
+    except ValueError as exc:
+        raise OptionsError(str(exc)) from exc
+    gated = [flag for flag, value in (("--compare", config.compare), ("--update-baseline", config.update_baseline_to),
+                                      ("--resume", config.resume)) if value is not None]
+    if gated:
+        raise OptionsError(f"--shard cannot be combined with {', '.join(gated)}: gate the merged result "
+                           "(`brainbench merge SHARD.json… --compare BASELINE`)")
+    if config.out is None:
+        raise OptionsError("--shard needs --out FILE: the shard result is what `brainbench merge` reads")
+    return spec
+
+
 def execute(config: RunConfig) -> int:
     if config.compare is not None and config.compare_current is not None:
         return _pure_compare(config)
+    try:
+        shard = parse_shard(config)
+    except OptionsError as exc:
+        _err(f"brainbench run: {exc}")
+        return EXIT_ERROR
     if config.out is not None and config.out != config.resume:
         # A run that fails before writing must not leave an earlier result looking like its own.
         config.out.unlink(missing_ok=True)
@@ -106,7 +135,7 @@ def execute(config: RunConfig) -> int:
     if config.fixture_ids and (problem := _selection_problem(config, corpus)):
         _err(f"brainbench run: {problem}")
         return EXIT_ERROR
-    return _run_and_report(config, corpus)
+    return _run_and_report(config, corpus, shard)
 
 
 def _selection_problem(config: RunConfig, corpus) -> str | None:  # type: ignore[no-untyped-def]
@@ -124,17 +153,17 @@ def _selection_problem(config: RunConfig, corpus) -> str | None:  # type: ignore
             + (f" (did you mean {', '.join(near)}?)" if near else " (`brainbench validate` lists the corpus)"))
 
 
-def _run_and_report(config: RunConfig, corpus) -> int:  # type: ignore[no-untyped-def]
+def _run_and_report(config: RunConfig, corpus, shard=None) -> int:  # type: ignore[no-untyped-def]
     from brainbench.orchestrator.progress import progress_reporter
     from brainbench.orchestrator.run import RUN_FAILURES, Runner, run_benchmark
-    from brainbench.report.files import append_ledger, atomic_write, result_compact, result_pretty
-    from brainbench.report.scoreboard import render_markdown, render_table
 
-    runner_plan = Runner(config, corpus).plan
-    if runner_plan.is_empty:
+    runner = Runner(config, corpus, shard=shard)
+    if runner.full_plan.is_empty:
         _err("filters matched zero fixtures — refusing a vacuous pass")
         return EXIT_ERROR
-    total = len(runner_plan.regular) + len(runner_plan.pairs)
+    total = len(runner.plan.regular) + len(runner.plan.pairs)
+    if shard is not None:
+        _err(f"shard {shard}: {total} of {len(runner.full_plan.regular) + len(runner.full_plan.pairs)} units")
     previous = None
     if config.resume is not None:
         try:
@@ -144,19 +173,34 @@ def _run_and_report(config: RunConfig, corpus) -> int:  # type: ignore[no-untype
             return EXIT_ERROR
     try:
         with progress_reporter(total, enabled=not config.quiet, tty=sys.stderr.isatty()) as advance:
-            result = run_benchmark(config, corpus, advance, resume=previous, notify=_err)
+            result = run_benchmark(config, corpus, advance, resume=previous, notify=_err, shard=shard)
     except RUN_FAILURES as exc:
-        _err(f"run failed: {exc}")
+        partial = getattr(exc, "partial", None)
+        if partial is not None and config.out is not None and partial.meta.run is not None:
+            from brainbench.report.files import atomic_write, result_pretty
+
+            atomic_write(config.out, result_pretty(partial))
+            _err(f"run failed: {exc} (partial result of {len(partial.meta.run.completed_fixtures)} fixture(s) "
+                 f"written to {config.out}; continue with --resume {config.out})")
+        else:
+            _err(f"run failed: {exc}")
         return EXIT_ERROR
     run_info = result.meta.run
     if run_info is not None and not run_info.complete:
         return _report_interrupted(result, config)
-    if not result.cells and not result.seed_failures:
+    if not result.cells and not result.seed_failures and shard is None:
         _err("filters matched zero fixtures — refusing a vacuous pass")
         return EXIT_ERROR
+    return report_result(result, config)
 
+
+def report_result(result, config: RunConfig,  # type: ignore[no-untyped-def]
+                  ledger_extra: dict[str, object] | None = None) -> int:
+    """Gate, write ``--out`` and the ledger, print the scoreboard; the exit code of a finished run."""
     from brainbench.gate.flow import apply_gate, ci_from_env
     from brainbench.gate.markdown import render_gate_section
+    from brainbench.report.files import append_ledger, atomic_write, result_compact, result_pretty
+    from brainbench.report.scoreboard import render_markdown, render_table
 
     report = apply_gate(
         result, harnesses=list(config.harnesses), suites=list(config.suites), compare=config.compare,
@@ -180,7 +224,7 @@ def _run_and_report(config: RunConfig, corpus) -> int:  # type: ignore[no-untype
     # Every run leaves one line in the project's .brainbench/ (gbrain keeps .gbrain-evals/), never
     # next to --out: that is often a shared temp dir.
     assert config.ledger is not None
-    append_ledger(config.ledger, result, code)
+    append_ledger(config.ledger, result, code, ledger_extra)
     for message in report.messages:
         _err(message)
     if config.json_out:

@@ -26,43 +26,45 @@ def cleanup(
     database_url: Annotated[str | None, typer.Option(
         "--database-url", help="Also drop labelled databases on this server.")] = None,
     docker_host: Annotated[str | None, typer.Option("--docker-host", envvar="DOCKER_HOST")] = None,
+    all_runs: Annotated[bool, typer.Option(
+        "--all", help="Also remove the containers, networks, databases, roles and scratch of LIVE runs.")] = False,
 ) -> None:
     """Remove BrainBench-labelled containers and networks (all, one run, or dead runs)."""
     from rich.console import Console
 
+    from ..brain.cleanup import clean_brains
     from .docker.cleanup import remove_labelled
     from .docker.client import DockerApi
     from .docker.failures import DockerUnavailable
 
     console = Console()
+    # Brain side first (it needs no engine): dead runs only unless --all or --run-id.
+    if all_runs:
+        console.print("[yellow]--all: removing the objects of live runs too[/yellow]")
+    brains = clean_brains(database_url, run_id, include_live=all_runs)
+    for what in brains.removed:
+        console.print(f"removed {what}")
+    for err in brains.errors:
+        console.print(f"  [red]{err}[/red]")
     try:
         api = DockerApi(docker_host)
     except DockerUnavailable as exc:
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from exc
-    report = remove_labelled(api, run_id=run_id, dead_only=dead_only)
+    # Dead runs only by default, like the brain side; --all (or one --run-id) takes live ones too.
+    report = remove_labelled(api, run_id=run_id, dead_only=dead_only or (run_id is None and not all_runs))
     api.close()
     for name in report.containers:
         console.print(f"removed container {name}")
     for name in report.networks:
         console.print(f"removed network {name}")
-    dropped: list[str] = []
-    if database_url:
-        try:  # the brain package owns database labels; use it when present
-            from ..brain.databases import sweep_databases
-            from ..brain.server import ExternalPostgres
-
-            dropped = list(sweep_databases(ExternalPostgres(database_url), run_id))
-        except ImportError as exc:
-            console.print(f"[yellow]database sweep unavailable: {exc}[/yellow]")
-        for name in dropped:
-            console.print(f"dropped database {name}")
-    console.print(f"cleanup: {report.removed + len(dropped)} object(s) removed"
-                  + (f", [red]{len(report.errors)} error(s)[/red]" if report.errors else ""))
+    errors = report.errors + brains.errors
+    console.print(f"cleanup: {report.removed + len(brains.removed)} object(s) removed"
+                  + (f", [red]{len(errors)} error(s)[/red]" if errors else ""))
     for err in report.errors:
         console.print(f"  [red]{err}[/red]")
-    # A removal the engine refused is an infrastructure error (2), never a "regression" (1).
-    raise typer.Exit(2 if report.errors else 0)
+    # A removal the engine or the server refused is an infrastructure error (2), never a "regression" (1).
+    raise typer.Exit(2 if errors else 0)
 
 
 def _repo_root() -> Path:

@@ -20,6 +20,7 @@ from anyio.abc import ByteReceiveStream, Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from brainbench.executors.base import Executor, HookCall, HookOutcome, SeamLaunch, SeamProcess
+from brainbench.executors.hook_env import inherited_environment
 
 # Enough to see that a hook broke the 10,000-character cap, without letting a
 # runaway hook fill the runner's memory.
@@ -47,7 +48,7 @@ class _ExecSeam(SeamProcess):
         self.launch = launch
 
     async def call(self, call: HookCall) -> HookOutcome:
-        env = {**os.environ, **self.launch.env, **call.env}
+        env = {**inherited_environment(), **self.launch.env, **call.env}
         started = time.perf_counter()
         try:
             proc = await anyio.open_process(list(self.launch.command), stdin=PIPE, stdout=PIPE, stderr=PIPE,
@@ -96,7 +97,8 @@ class _StreamWorker:
     async def _ensure(self) -> Process:
         if self.proc is None or self.proc.returncode is not None:
             self.proc = await anyio.open_process(list(self.launch.command), stdin=PIPE, stdout=PIPE, stderr=PIPE,
-                                                 env={**os.environ, **self.launch.env}, start_new_session=True)
+                                                 env={**inherited_environment(), **self.launch.env},
+                                                 start_new_session=True)
             assert self.proc.stdout is not None
             self.reader = BufferedByteReceiveStream(self.proc.stdout)
         return self.proc

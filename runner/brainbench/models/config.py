@@ -167,6 +167,8 @@ class RunConfig(BaseModel):
     ledger: Path | None = option(None, "Append a run line here (default: PROJECT/.brainbench/brainbench-ledger.jsonl).")
     resume: Path | None = option(None, "Continue an interrupted run from its --out file.")
     quiet: bool = option(False, "No progress bar.")
+    shard: str | None = option(None, "I/N: run only the I-th of N slices; combine with `brainbench merge`.",
+                               metavar="I/N")
     keep: bool = option(False, "Keep the run's work root (transcripts, payloads); says where.")
     html: Path | None = option(None, "Also write the HTML report into this directory.")
 

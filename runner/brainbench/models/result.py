@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer
 
 from brainbench.models.budget import Concurrency
 from brainbench.models.corpus import Suite, TurnGold
+from brainbench.models.shard import ShardInfo
 
 Harness = Literal["openclaw", "claude-code", "codex"]
 HARNESSES: tuple[Harness, ...] = ("openclaw", "claude-code", "codex")
@@ -147,6 +148,8 @@ class Meta(_Model):
     metric_glossary: dict[str, str] = Field(default_factory=dict)
     run: RunInfo | None = None
     faults: list[Fault] = Field(default_factory=list)
+    # Only in the result of ``run --shard I/N``: what ``brainbench merge`` needs.
+    shard: ShardInfo | None = None
     trace: TraceInfo | None = None
     # The gate's verdict (``--compare``).  Under ``_meta`` because gbrain's result schema
     # forbids unknown top-level keys and gbrain-evals validates every result against it.
@@ -186,7 +189,7 @@ class RunResult(_Model):
 
     def to_json_dict(self) -> dict[str, Any]:
         doc = self.model_dump(mode="json", by_alias=True)
-        for key in ("run", "trace", "compare"):
+        for key in ("run", "shard", "trace", "compare"):
             if doc["_meta"].get(key) is None:
                 doc["_meta"].pop(key, None)
         return doc
