@@ -20,10 +20,15 @@ from anyio.abc import ByteReceiveStream, Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from brainbench.executors.base import Executor, HookCall, HookOutcome, SeamLaunch, SeamProcess
+from brainbench.executors.limits import (
+    MAX_OUTPUT_BYTES,
+    MAX_STREAM_LINE_BYTES,
+    CappedBuffer,
+    OutputLimitExceeded,
+    decode_stream_text,
+    oversize_outcome,
+)
 
-# Enough to see that a hook broke the 10,000-character cap, without letting a
-# runaway hook fill the runner's memory.
-MAX_CAPTURE = 1024 * 1024
 WARM_UP_TIMEOUT_S = 60.0
 
 
@@ -33,13 +38,12 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-async def _drain(stream: ByteReceiveStream | None, sink: bytearray) -> None:
+async def _drain(stream: ByteReceiveStream | None, sink: CappedBuffer) -> None:
     if stream is None:
         return
     with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
         async for chunk in stream:
-            if len(sink) < MAX_CAPTURE:
-                sink.extend(chunk[: MAX_CAPTURE - len(sink)])
+            sink.add(chunk)
 
 
 class _ExecSeam(SeamProcess):
@@ -54,29 +58,37 @@ class _ExecSeam(SeamProcess):
                                             env=env, start_new_session=True)
         except OSError as exc:
             return HookOutcome(None, b"", b"", False, 0.0, infra_error=f"cannot start seam: {exc}")
-        out, err = bytearray(), bytearray()
+        out, err = CappedBuffer("stdout"), CappedBuffer("stderr")
+        over: OutputLimitExceeded | None = None
         # The deadline covers writing stdin (a hook that never reads it would block a large payload
         # forever) and reading stdout/stderr to EOF: like Claude Code and Codex, the call is over
         # only when the pipes close, so a grandchild that escaped the group with our stdout is a
         # timeout, not a hang of the runner.
         with anyio.move_on_after(call.timeout_s) as scope:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(_drain, proc.stdout, out)
-                tg.start_soon(_drain, proc.stderr, err)
-                with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, BrokenPipeError):
-                    assert proc.stdin is not None
-                    await proc.stdin.send(call.payload)
-                with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, BrokenPipeError):
-                    assert proc.stdin is not None
-                    await proc.stdin.aclose()
-                await proc.wait()
-                # The hook is done; whatever is left in its group is a leak holding our pipes open.
-                _kill_group(proc.pid)
+            try:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(_drain, proc.stdout, out)
+                    tg.start_soon(_drain, proc.stderr, err)
+                    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError,
+                                             BrokenPipeError):
+                        assert proc.stdin is not None
+                        await proc.stdin.send(call.payload)
+                    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError,
+                                             BrokenPipeError):
+                        assert proc.stdin is not None
+                        await proc.stdin.aclose()
+                    await proc.wait()
+                    # The hook is done; whatever is left in its group is a leak holding our pipes open.
+                    _kill_group(proc.pid)
+            except* OutputLimitExceeded as group:
+                over = group.exceptions[0]  # type: ignore[assignment]
         timed_out = scope.cancelled_caught
         _kill_group(proc.pid)
         await proc.wait()
         await proc.aclose()
         elapsed = (time.perf_counter() - started) * 1000
+        if over is not None:
+            return oversize_outcome(over, elapsed)
         if timed_out:  # like Claude Code: a timed-out hook's output is discarded
             return HookOutcome(None, b"", b"", True, elapsed)
         return HookOutcome(proc.returncode, bytes(out), bytes(err), False, elapsed)
@@ -125,9 +137,13 @@ class _StreamWorker:
             try:
                 assert proc.stdin is not None and self.reader is not None
                 await proc.stdin.send(line)
-                raw = await self.reader.receive_until(b"\n", MAX_CAPTURE)
+                raw = await self.reader.receive_until(b"\n", MAX_STREAM_LINE_BYTES)
+            except anyio.DelimiterNotFound:
+                await self.kill()
+                return oversize_outcome(OutputLimitExceeded("stream response line", MAX_STREAM_LINE_BYTES),
+                                        (time.perf_counter() - started) * 1000)
             except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError, anyio.ClosedResourceError,
-                    anyio.DelimiterNotFound, BrokenPipeError):
+                    BrokenPipeError):
                 raw = None
         elapsed = (time.perf_counter() - started) * 1000
         if scope.cancelled_caught:
@@ -141,11 +157,16 @@ class _StreamWorker:
             doc = json.loads(raw)
             if doc.get("id") != rid:
                 raise ValueError(f"answer id {doc.get('id')} for request {rid}")
-            return HookOutcome(int(doc["exit_code"]), str(doc.get("stdout", "")).encode(),
-                               str(doc.get("stderr", "")).encode(), False, elapsed)
+            out, err = decode_stream_text(doc.get("stdout", "")), decode_stream_text(doc.get("stderr", ""))
+            code = int(doc["exit_code"])
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             await self.kill()
             return HookOutcome(1, b"", f"stream protocol violation: {exc}".encode(), False, elapsed)
+        for name, data in (("stdout", out), ("stderr", err)):
+            if len(data) > MAX_OUTPUT_BYTES:
+                await self.kill()  # the same rule as exec: over the cap, the hook is killed
+                return oversize_outcome(OutputLimitExceeded(name, MAX_OUTPUT_BYTES), elapsed)
+        return HookOutcome(code, out, err, False, elapsed)
 
 
 class _StreamSeam(SeamProcess):

@@ -28,6 +28,13 @@ from typing import Any, ClassVar
 import anyio
 
 from ..base import Executor, HookCall, HookOutcome, SeamLaunch, SeamProcess
+from ..limits import (
+    MAX_OUTPUT_BYTES,
+    LineSplitter,
+    OutputLimitExceeded,
+    decode_stream_text,
+    oversize_outcome,
+)
 from .attach import STDOUT, HijackedExec
 from .cleanup import owner_labels, remove_labelled, sweep_dead_runs
 from .client import DockerApi
@@ -254,21 +261,23 @@ class _StreamSession:
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.stderr_tail: deque[bytes] = deque(maxlen=64)
         self.alive = True
+        # Set when the process wrote a response line over the cap; the caller kills it.
+        self.overflow: OutputLimitExceeded | None = None
         self._reader = threading.Thread(target=self._read, name="bb-stream-reader", daemon=True)
         self._reader.start()
 
     def _read(self) -> None:
-        buf = bytearray()
+        lines = LineSplitter()
         try:
             while (frame := self.handle.read_frame(None)) is not None:
                 stream, data = frame
                 if stream != STDOUT:
-                    self.stderr_tail.append(data)
+                    self.stderr_tail.append(data[-4096:])
                     continue
-                buf += data
-                while (nl := buf.find(b"\n")) >= 0:
-                    self.lines.put(bytes(buf[:nl]))
-                    del buf[: nl + 1]
+                for line in lines.feed(data):
+                    self.lines.put(line)
+        except OutputLimitExceeded as exc:
+            self.overflow = exc
         except Exception as exc:  # socket closed under us on kill/stop
             log.debug("stream reader ended: %s", exc)
         finally:
@@ -515,6 +524,13 @@ class DockerSeamProcess(SeamProcess):
         deadline = time.monotonic() + call.timeout_s + ex.config.exec_grace_s
         try:
             stdout, stderr = handle.read_all(deadline)
+        except OutputLimitExceeded as exc:
+            # Over the cap: stop reading and kill the hook's group now, not at its timeout.
+            # The attach is closed first: the daemon holds the exec open while its copy of
+            # our unread output is blocked (observed: the kill then took ~2.6 s).
+            handle.close()
+            self._kill_by_pidfile(pidfile)
+            return oversize_outcome(exc, (time.perf_counter() - start) * 1000)
         except TimeoutError:
             # The in-container timeout should have fired; the exec is wedged.  Kill it
             # from the host side and discard the output like any timeout.
@@ -546,8 +562,9 @@ class DockerSeamProcess(SeamProcess):
 
     def _kill_stream(self, slot: int, session: _StreamSession) -> None:
         self._sessions.pop(slot, None)
-        self._kill_by_pidfile(session.pidfile)
+        # Closed first: a daemon blocked on output we no longer read delays the kill.
         session.close()
+        self._kill_by_pidfile(session.pidfile)
 
     def _kill_by_pidfile(self, pidfile: str) -> None:
         # docker exec cannot signal its process; kill it by the pid it recorded.  Each
@@ -584,6 +601,9 @@ class DockerSeamProcess(SeamProcess):
             self._kill_stream(slot, session)
             return HookOutcome(None, b"", b"", True, (time.perf_counter() - start) * 1000), None
         elapsed_ms = (time.perf_counter() - start) * 1000
+        if raw is None and session.overflow is not None:
+            self._kill_stream(slot, session)
+            return oversize_outcome(session.overflow, elapsed_ms), None
         if raw is None:
             self._kill_stream(slot, session)
             log.debug("docker: %s stream process died: %s", self.seam, b"".join(session.stderr_tail)[-2000:])
@@ -595,11 +615,16 @@ class DockerSeamProcess(SeamProcess):
                           str(doc.get("stderr", ""))[-2000:])
             if doc.get("id") != request_id:
                 raise ValueError(f"answer id {doc.get('id')} for request {request_id}")
-            return HookOutcome(int(doc["exit_code"]), str(doc.get("stdout", "")).encode(),
-                               str(doc.get("stderr", "")).encode(), False, elapsed_ms), session
+            out, err = decode_stream_text(doc.get("stdout", "")), decode_stream_text(doc.get("stderr", ""))
+            code = int(doc["exit_code"])
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             self._kill_stream(slot, session)
             return HookOutcome(1, b"", f"stream protocol violation: {exc}".encode(), False, elapsed_ms), None
+        for name, data in (("stdout", out), ("stderr", err)):
+            if len(data) > MAX_OUTPUT_BYTES:
+                self._kill_stream(slot, session)
+                return oversize_outcome(OutputLimitExceeded(name, MAX_OUTPUT_BYTES), elapsed_ms), None
+        return HookOutcome(code, out, err, False, elapsed_ms), session
 
     def describe(self) -> dict[str, Any]:
         """Facts for the result document (image digest, mode, container)."""
