@@ -13,6 +13,8 @@ LABEL_SEAM = "brainbench.seam"
 LABEL_OWNER_HOST = "brainbench.owner_host"
 LABEL_OWNER_PID = "brainbench.owner_pid"
 LABEL_CREATED = "brainbench.created"
+# On an image: the invocation modes it speaks, a comma list ("exec,stream"); absent = exec only.
+LABEL_MODES = "io.brainbench.modes"
 
 # Where the stream wrapper records the long-lived hook's pid so a timeout can kill it
 # (docker exec has no kill API; the pid lives on the container's tmpfs).

@@ -41,7 +41,9 @@ from .client import DockerApi
 from .config import CONTRACT_VERSION, LABEL_SEAM, STREAM_PIDFILE, DockerConfig
 from .database import DbTarget, is_loopback, parse_target, rewrite_host
 from .failures import DockerInfraError, describe, is_transient
-from .hardening import create_kwargs
+from .hardening import create_kwargs, resolve_user, user_spec
+from .image import inspect_image, read_accounts
+from .users import Accounts, UserSpecError, needs_accounts
 
 log = logging.getLogger(__name__)
 
@@ -320,6 +322,9 @@ class DockerSeamProcess(SeamProcess):
         # RepoDigests when the image came from a registry, else the local image id.
         self.image_digest: str | None = None
         self.image_user: str | None = None
+        self.accounts: Accounts | None = None
+        # The numeric uid:gid the hook runs as (never 0; see users.py).
+        self.user: str = ""
         self.container: Any = None
         self.hook_cmd: list[str] = []
         self._base_env: dict[str, str] = {}
@@ -334,21 +339,19 @@ class DockerSeamProcess(SeamProcess):
     # -- lifecycle ---------------------------------------------------------------------------
     def boot(self) -> None:
         api = self.executor.api
-        import docker.errors
-
+        facts = inspect_image(api, self.image_ref)
+        self.image_id = facts.id
+        self.image_digest = facts.digest
+        self.image_user = facts.user
+        spec = user_spec(self.executor.config.hardening, facts.user)
+        if spec and needs_accounts(spec):
+            self.accounts = read_accounts(api, self.image_ref, owner_labels(self.executor.run_id))
         try:
-            image = api.retry(api.client.images.get, self.image_ref)
-        except docker.errors.ImageNotFound as exc:
-            raise DockerInfraError(
-                f"image {self.image_ref} not found; build it with `brainbench images build --offline` "
-                f"(or scripts/build-images)") from exc
-        self.image_id = image.id
-        digests = image.attrs.get("RepoDigests") or []
-        self.image_digest = digests[0].split("@", 1)[-1] if digests else image.id
-        cfg = image.attrs.get("Config") or {}
-        self.image_user = cfg.get("User")
-        image_cmd = [*(cfg.get("Entrypoint") or []), *(cfg.get("Cmd") or [])]
-        labels = cfg.get("Labels") or {}
+            self.user = resolve_user(self.executor.config.hardening, facts.user, self.accounts)
+        except UserSpecError as exc:
+            raise DockerInfraError(f"{self.image_ref}: {exc}") from exc
+        image_cmd = list(facts.command)
+        labels = facts.labels
         command = list(self.launch.command)
         if command and command[0] == sys.executable:
             if labels.get("io.brainbench.kind") != "contract" and "brainbench.seams." in " ".join(command):
@@ -380,7 +383,7 @@ class DockerSeamProcess(SeamProcess):
             if os.path.exists(path):
                 _grant_other_access(path)
                 mounts.append(Mount(target=path, source=path, type="bind", read_only=True))
-        kwargs = create_kwargs(ex.config.hardening, self.image_user)
+        kwargs = create_kwargs(ex.config.hardening, self.image_user, self.accounts)
         if ex.network_name:
             kwargs["network"] = ex.network_name
         else:
