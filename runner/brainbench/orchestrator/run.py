@@ -84,7 +84,7 @@ def make_executor(config: RunConfig) -> Executor:
     return LocalExecutor(pool_size=config.jobs)
 
 
-async def _start_seam(config: RunConfig, executor: Executor, harness: str, workdir: Path,
+async def _start_seam(config: RunConfig, executor: Executor, harness: str, workroot: Path,
                       run_id: str) -> ActiveSeam:
     spec = SEAMS[harness]
     override = config.seams.get(harness)
@@ -97,8 +97,12 @@ async def _start_seam(config: RunConfig, executor: Executor, harness: str, workd
     else:
         command = spec.command(mode == "stream")
     kind = (override.kind if override and override.kind else None) or ("production" if image else spec.kind)
+    # A seam sees its own subtree of the work root and nothing else: not the other seams'
+    # transcripts, the gold, the fixtures or the result files.
+    seam_root = workroot / harness
+    seam_root.mkdir(mode=0o700, exist_ok=True)
     launch = SeamLaunch(seam=harness, command=command, mode=mode, image=image,
-                        env=dict(override.env) if override else {}, shared_paths=(str(workdir),), run_id=run_id)
+                        env=dict(override.env) if override else {}, shared_paths=(str(seam_root),), run_id=run_id)
     process = await executor.start(launch)
     digest = getattr(process, "image_digest", None)
     info = SeamInfo(harness=harness, seam=kind, executor=executor.name, mode=mode, image=image, image_digest=digest)
@@ -142,21 +146,22 @@ class Runner:
         return {"BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": source,
                 "CLAUDE_CONFIG_DIR": str(workdir / "claude")}
 
-    async def _replay_all(self, item: LoadedFixture, suites: list[str], url: str, workdir: Path,
+    async def _replay_all(self, item: LoadedFixture, suites: list[str], url: str, workroot: Path, key: str,
                           slug_sources: dict[str, set[str]]) -> list[SeamReplay]:
         replays = []
         for harness, seam in self.seams.items():
-            env = {**seam.env, **self._env(url, item.fixture.source, workdir / harness)}
+            workdir = workroot / harness / key  # inside the seam's own mounted subtree
+            env = {**seam.env, **self._env(url, item.fixture.source, workdir)}
             replays.append(await replay_fixture(item, seam.spec, seam.process, suites=suites, env=env,
-                                                workdir=workdir / harness, timeout_s=seam.timeout_s,
+                                                workdir=workdir, timeout_s=seam.timeout_s,
                                                 slug_sources=slug_sources))
         return replays
 
     async def _regular(self, item: LoadedFixture, dbs: BrainDatabases, workroot: Path) -> FixtureOutcome:
         async with self._brain(dbs) as brain:
-            return await self._regular_in(item, brain, workroot / item.fixture_id)
+            return await self._regular_in(item, brain, workroot)
 
-    async def _regular_in(self, item: LoadedFixture, brain: Brain, workdir: Path) -> FixtureOutcome:
+    async def _regular_in(self, item: LoadedFixture, brain: Brain, workroot: Path) -> FixtureOutcome:
         out = FixtureOutcome()
         conn, url = brain.conn, brain.url
         try:
@@ -166,7 +171,7 @@ class Runner:
             return out
         suites = retrieval_suites(item, self.config)
         if suites:
-            for replay in await self._replay_all(item, suites, url, workdir, report.slug_sources):
+            for replay in await self._replay_all(item, suites, url, workroot, item.fixture_id, report.slug_sources):
                 out.rows += replay.rows
                 out.faults += replay.faults
         if wants_write_back(item, self.config):
@@ -201,9 +206,9 @@ class Runner:
 
     async def _pair(self, pair: ContinuityPair, dbs: BrainDatabases, workroot: Path) -> FixtureOutcome:
         async with self._brain(dbs) as brain:
-            return await self._pair_in(pair, brain, workroot / f"pair-{pair.pair_id}")
+            return await self._pair_in(pair, brain, workroot)
 
-    async def _pair_in(self, pair: ContinuityPair, brain: Brain, workdir: Path) -> FixtureOutcome:
+    async def _pair_in(self, pair: ContinuityPair, brain: Brain, workroot: Path) -> FixtureOutcome:
         out = FixtureOutcome()
         conn, url = brain.conn, brain.url
         try:
@@ -216,7 +221,8 @@ class Runner:
         score = await anyio.to_thread.run_sync(self._write_back, conn, pair.writer)
         if "write-back" in pair.writer.fixture.suites and "write-back" in self.config.suites:
             out.write_back = score
-        replays = await self._replay_all(pair.reader, ["continuity"], url, workdir, slug_sources)
+        replays = await self._replay_all(pair.reader, ["continuity"], url, workroot, f"pair-{pair.pair_id}",
+                                         slug_sources)
         for harness, replay in zip(self.seams, replays, strict=True):
             out.rows += replay.rows
             out.faults += replay.faults

@@ -11,12 +11,10 @@ import atexit
 import contextlib
 import json
 import logging
-import os
 import queue
 import shlex
 import signal
 import socket
-import stat
 import sys
 import threading
 import time
@@ -43,6 +41,7 @@ from .database import DbTarget, is_loopback, parse_target, rewrite_host
 from .failures import DockerInfraError, describe, is_transient
 from .hardening import create_kwargs, resolve_user, user_spec
 from .image import inspect_image, read_accounts
+from .mounts import seam_mounts
 from .users import Accounts, UserSpecError, needs_accounts
 
 log = logging.getLogger(__name__)
@@ -371,19 +370,13 @@ class DockerSeamProcess(SeamProcess):
             self.container = api.retry(self._create_and_start)
 
     def _create_and_start(self) -> Any:
-        from docker.types import Mount
-
         ex = self.executor
         target = ex.db_target
-        mounts: list[Mount] = []
-        paths = list(self.launch.shared_paths)
-        if target is not None and target.socket_dir:
-            paths.append(target.socket_dir)
-        for path in dict.fromkeys(paths):
-            if os.path.exists(path):
-                _grant_other_access(path)
-                mounts.append(Mount(target=path, source=path, type="bind", read_only=True))
+        mounts, groups = seam_mounts(list(self.launch.shared_paths), target.socket_dir if target else None,
+                                     self.user)
         kwargs = create_kwargs(ex.config.hardening, self.image_user, self.accounts)
+        if groups:
+            kwargs["group_add"] = groups
         if ex.network_name:
             kwargs["network"] = ex.network_name
         else:
@@ -641,27 +634,3 @@ def _write_and_close(handle: HijackedExec, payload: bytes) -> None:
     if payload:
         handle.send(payload)
     handle.close_write()
-
-
-def _grant_other_access(path: str) -> None:
-    """Let the container's non-root user reach a bind-mounted host path.
-
-    Run dirs come from mkdtemp (mode 0700, owned by the runner's uid); the hook runs as
-    another uid, so it needs o+x on every ancestor and o+rx on the path itself.
-    """
-    current = os.path.abspath(path)
-    first = True
-    while current not in ("/", ""):
-        try:
-            st = os.stat(current)
-        except OSError:
-            return
-        # Root may fix another user's dir (the embedded Postgres runs as its own user and
-        # keeps its socket dir 0700); only search (o+x) is added there, never write.
-        if stat.S_ISDIR(st.st_mode) and (st.st_uid == os.getuid() or os.getuid() == 0):
-            want = stat.S_IXOTH | (stat.S_IROTH if first else 0)
-            if st.st_mode & want != want:
-                with contextlib.suppress(OSError):
-                    os.chmod(current, stat.S_IMODE(st.st_mode) | want)
-        first = False
-        current = os.path.dirname(current)
