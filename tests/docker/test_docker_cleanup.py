@@ -118,7 +118,7 @@ def test_sweep_tolerates_objects_removed_by_a_concurrent_run(hook_image: str, ru
 
     api.api.containers = list_then_lose_the_race  # type: ignore[method-assign]
     try:
-        report = sweep_dead_runs(api, current_run_id="bbtest-someone-else", max_age_s=3600)
+        report = sweep_dead_runs(api, current_run_id="bbtest-someone-else")
         assert report.errors == []
         assert labelled_objects(run_id) == ([], [])
         # The explicit cleanup path takes the same race without an error either.

@@ -32,12 +32,13 @@ def _parse_env(values: list[str]) -> dict[str, str]:
 @app.command()
 def cleanup(
     run_id: Annotated[str | None, typer.Option("--run-id", help="Only this run's objects.")] = None,
-    dead_only: Annotated[bool, typer.Option("--dead-only", help="Only runs whose runner is gone.")] = False,
+    all_runs: Annotated[bool, typer.Option(
+        "--all", help="Also remove objects of runs that are alive or cannot be judged (another machine).")] = False,
     database_url: Annotated[str | None, typer.Option(
         "--database-url", help="Also drop labelled databases on this server.")] = None,
     docker_host: Annotated[str | None, typer.Option("--docker-host", envvar="DOCKER_HOST")] = None,
 ) -> None:
-    """Remove BrainBench-labelled containers and networks (all, one run, or dead runs)."""
+    """Remove BrainBench containers and networks of dead runs (with --all: of every run)."""
     from rich.console import Console
 
     from .docker.cleanup import remove_labelled
@@ -50,12 +51,18 @@ def cleanup(
     except DockerUnavailable as exc:
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from exc
-    report = remove_labelled(api, run_id=run_id, dead_only=dead_only)
+    report = remove_labelled(api, run_id=run_id, dead_only=not all_runs)
     api.close()
+    why = "" if all_runs else " (owner dead)"
     for name in report.containers:
-        console.print(f"removed container {name}")
+        console.print(f"removed container {name}{why}")
     for name in report.networks:
-        console.print(f"removed network {name}")
+        console.print(f"removed network {name}{why}")
+    if report.kept:
+        console.print(f"kept {len(report.kept)} object(s) of runs that may still be running; "
+                      "`brainbench cleanup --all` removes them too (it would break those runs):")
+        for item in report.kept:
+            console.print(f"  {item}")
     dropped: list[str] = []
     if database_url:
         try:  # the brain package owns database labels; use it when present

@@ -10,8 +10,8 @@ CONTRACT_VERSION = "1"
 LABEL_MANAGED = "brainbench.managed"
 LABEL_RUN_ID = "brainbench.run_id"
 LABEL_SEAM = "brainbench.seam"
-LABEL_OWNER_HOST = "brainbench.owner_host"
-LABEL_OWNER_PID = "brainbench.owner_pid"
+# The owning process instance (models.owner.Owner as JSON): what sweeps judge liveness by.
+LABEL_OWNER = "brainbench.owner"
 LABEL_CREATED = "brainbench.created"
 # On an image: the invocation modes it speaks, a comma list ("exec,stream"); absent = exec only.
 LABEL_MODES = "io.brainbench.modes"
@@ -63,9 +63,7 @@ class DockerConfig(_Strict):
     exec_grace_s: float = 5.0
     # Infra retries (daemon hiccup, container start); graded calls are never retried.
     infra_attempts: int = 4
-    # Remove leftovers of dead runs (by label) when the first seam starts.
+    # Remove leftovers of provably dead runs (by owner label) when the first seam starts.
     sweep_on_start: bool = True
-    # Leftovers older than this are swept even when their owner looks alive.
-    sweep_max_age_s: float = 6 * 3600
     default_image_prefix: str = "brainbench/"
     default_image_tag: str = "latest"

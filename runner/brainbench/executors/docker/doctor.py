@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..base import HookCall, HookOutcome, SeamLaunch
+from ..limits import MAX_OUTPUT_BYTES
 from .config import DockerConfig
 from .provider import DockerExecutor, DockerSeamProcess
 
@@ -120,7 +121,9 @@ async def run_doctor(image: str, *, command: Sequence[str] = (), mode: Literal["
                                             future_key={"nested": [1, 2, 3]}))
         await case("oversize prompt (1 MiB)", _payload("acme " * 209_715))
 
-        sizes = {n: len(o.stdout.decode("utf-8", "replace")) for n, o in outcomes.items()}
+        # A hook killed for output over the capture cap (executors.limits) left no stdout to measure.
+        sizes = {n: len(o.stdout.decode("utf-8", "replace")) if o.oversize is None else MAX_OUTPUT_BYTES
+                 for n, o in outcomes.items()}
         too_big = {n: s for n, s in sizes.items() if s > MAX_OUTPUT_CHARS}
         results.append(CheckResult(f"output size ≤ {MAX_OUTPUT_CHARS:,} chars", not too_big,
                                    f"largest {max(sizes.values(), default=0)} chars"

@@ -147,7 +147,7 @@ class DockerExecutor(Executor):
             api = self.api
             self._install_cleanup_hooks()
             if self.config.sweep_on_start:
-                sweep_dead_runs(api, current_run_id=self.run_id, max_age_s=self.config.sweep_max_age_s)
+                sweep_dead_runs(api, current_run_id=self.run_id)
             url = self.config.database_url or launch.env.get(DB_ENV)
             if url:
                 self.ensure_db(parse_target(url))
