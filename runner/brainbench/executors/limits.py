@@ -73,6 +73,12 @@ class LineSplitter:
         return lines
 
 
+def stream_handshake_error(seam: str, timeout_s: float) -> str:
+    """The one line a stream seam that never answers its warm-up gets (issue: exec-only images)."""
+    return (f"{seam}: no answer to the stream handshake in {timeout_s:g} s: this image speaks exec only; "
+            "use mode=exec")
+
+
 def oversize_outcome(exc: OutputLimitExceeded, duration_ms: float) -> HookOutcome:
     """The graded result of a hook killed for output over the cap (its output is discarded)."""
     return HookOutcome(None, b"", b"", False, duration_ms, oversize=str(exc))

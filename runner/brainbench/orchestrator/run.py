@@ -25,14 +25,14 @@ from brainbench.brain.databases import Brain, BrainDatabases, sweep_databases
 from brainbench.brain.seeding import SeedError, SeedReport, seed_fixture
 from brainbench.brain.server import PostgresServer, ServerError, open_server
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
-from brainbench.executors.base import Executor, ExecutorError, SeamLaunch, SeamProcess
+from brainbench.executors.base import ExecutorError, RunContext
 from brainbench.models.config import RunConfig
-from brainbench.models.result import Fault, Receipt, RunInfo, RunResult, SeamInfo, SeedFailure, TurnRow
+from brainbench.models.result import Fault, Receipt, RunInfo, RunResult, SeedFailure, TurnRow
 from brainbench.orchestrator.assemble import assemble_cells, metric_names
+from brainbench.orchestrator.launch import ActiveSeam, Providers, start_seams
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
 from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
 from brainbench.scratch import scratch_parent
-from brainbench.seams.registry import SEAMS, SeamSpec
 
 Progress = Callable[[str], None]
 
@@ -56,15 +56,6 @@ class FixtureOutcome:
     seed_failure: SeedFailure | None = None
 
 
-@dataclass
-class ActiveSeam:
-    spec: SeamSpec
-    process: SeamProcess
-    info: SeamInfo
-    timeout_s: float
-    env: dict[str, str]
-
-
 def git_sha() -> str:
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False,
@@ -72,60 +63,6 @@ def git_sha() -> str:
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"
     return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
-
-
-def make_executor(config: RunConfig) -> Executor:
-    if config.executor == "docker":
-        from brainbench.executors.docker import DockerExecutor  # lazy: the SDK is an optional extra
-
-        return DockerExecutor(pool_size=config.jobs)
-    from brainbench.executors.local import LocalExecutor
-
-    return LocalExecutor(pool_size=config.jobs)
-
-
-async def _start_seam(config: RunConfig, executor: Executor, harness: str, workroot: Path,
-                      run_id: str) -> ActiveSeam:
-    spec = SEAMS[harness]
-    override = config.seams.get(harness)
-    mode = (override.mode if override and override.mode else None) or config.mode
-    image = override.image if override else None
-    if override and override.command:
-        command = tuple(override.command)
-    elif image:
-        command = ()  # a production image runs its own ENTRYPOINT/CMD: that is the image contract
-    else:
-        command = spec.command(mode == "stream")
-    kind = (override.kind if override and override.kind else None) or ("production" if image else spec.kind)
-    # A seam sees its own subtree of the work root and nothing else: not the other seams'
-    # transcripts, the gold, the fixtures or the result files.
-    seam_root = workroot / harness
-    seam_root.mkdir(mode=0o700, exist_ok=True)
-    launch = SeamLaunch(seam=harness, command=command, mode=mode, image=image,
-                        env=dict(override.env) if override else {}, shared_paths=(str(seam_root),), run_id=run_id)
-    process = await executor.start(launch)
-    digest = getattr(process, "image_digest", None)
-    info = SeamInfo(harness=harness, seam=kind, executor=executor.name, mode=mode, image=image, image_digest=digest)
-    timeout = (override.timeout_s if override and override.timeout_s else None) or config.timeout_s
-    return ActiveSeam(spec, process, info, timeout, dict(override.env) if override else {})
-
-
-async def _start_seams(config: RunConfig, executor: Executor, workdir: Path, run_id: str,
-                       started: dict[str, ActiveSeam]) -> None:
-    """Start every seam at once (their start-up is mostly imports); ``started`` keeps harness order."""
-    harnesses = list(dict.fromkeys(config.harnesses))
-    ready: dict[str, ActiveSeam] = {}
-
-    async def one(harness: str) -> None:
-        ready[harness] = await _start_seam(config, executor, harness, workdir, run_id)
-
-    try:
-        async with anyio.create_task_group() as tg:
-            for harness in harnesses:
-                tg.start_soon(one, harness)
-    finally:
-        # Whatever did start must be stoppable by the caller, even if another seam failed.
-        started.update((h, ready[h]) for h in harnesses if h in ready)
 
 
 class Runner:
@@ -234,8 +171,9 @@ class Runner:
 
     async def _run(self, server: PostgresServer) -> None:
         dbs = BrainDatabases(server, self.run_id)
-        executor = make_executor(self.config)
         workroot = Path(tempfile.mkdtemp(prefix=f"brainbench-run-{self.run_id}-", dir=scratch_parent()))
+        providers = Providers(self.config, RunContext(run_id=self.run_id, database_url=server.database_url("postgres"),
+                                                      work_root=workroot, pool_size=self.config.jobs))
         self.llm_extractor: Any = None
         if self.config.llm:
             from brainbench.writeback import extractors
@@ -251,9 +189,13 @@ class Runner:
                 except psycopg.OperationalError as exc:
                     raise ServerError(f"cannot use the brain database server: {exc}".strip()) from exc
 
+            async def prepare_seams() -> None:
+                await providers.prepare()
+                await start_seams(self.config, providers, workroot, self.seams)
+
             async with anyio.create_task_group() as start_up:
                 start_up.start_soon(prepare_brains)
-                start_up.start_soon(_start_seams, self.config, executor, workroot, self.run_id, self.seams)
+                start_up.start_soon(prepare_seams)
             limiter = anyio.CapacityLimiter(self.config.jobs)
 
             async def one(key: str, work: Callable[[], Any]) -> None:
@@ -273,8 +215,7 @@ class Runner:
                 for seam in self.seams.values():
                     with contextlib.suppress(Exception):
                         await seam.process.stop()
-                with contextlib.suppress(Exception):
-                    await executor.close()
+                await providers.close(interrupted=self.interrupted_by is not None)
                 await anyio.to_thread.run_sync(dbs.close)
                 shutil.rmtree(workroot, ignore_errors=True)
 

@@ -48,7 +48,10 @@ def main() -> int:
         return 0
     for line in sys.stdin:
         request = json.loads(line)
-        kind = os.environ.get("FLOOD_KIND") or str(request["input"].get("prompt", ""))
+        if request["input"].get("hook_event_name") == "BrainBenchHandshake":
+            kind = "ok"  # start like an honest seam; misbehave on graded calls only
+        else:
+            kind = os.environ.get("FLOOD_KIND") or str(request["input"].get("prompt", ""))
         if kind == "bigjson":
             out = "y" * (2 * 1024 * 1024)
         else:

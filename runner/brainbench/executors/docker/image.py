@@ -31,9 +31,14 @@ class ImageFacts:
 
     @property
     def modes(self) -> frozenset[str]:
-        """Invocation modes the image declares (``io.brainbench.modes``); exec when absent."""
-        raw = self.labels.get(LABEL_MODES, "")
-        declared = {m.strip() for m in raw.split(",") if m.strip()}
+        """Invocation modes the image declares (``io.brainbench.modes``); exec when absent.
+
+        Our own contract images built before the label existed all speak stream too.
+        """
+        raw = self.labels.get(LABEL_MODES)
+        if raw is None and self.labels.get("io.brainbench.kind") == "contract":
+            return frozenset({"exec", "stream"})
+        declared = {m.strip() for m in (raw or "").split(",") if m.strip()}
         return frozenset(declared or {"exec"})
 
 
