@@ -125,7 +125,9 @@ class StreamPool:
             for slot in slots:
                 tg.start_soon(one, slot)
         if errors:
-            raise ExecutorError(errors[0])
+            # A slot that never answered is the telling one; others may only have seen it killed.
+            timeouts = [e for e in errors if "no answer to the stream handshake" in e]
+            raise ExecutorError((timeouts or errors)[0])
         self._idle = [(slot, self.sessions[slot]) for slot in slots]
 
     def _handshake(self, slot: int, timeout_s: float) -> None:
