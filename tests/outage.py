@@ -14,9 +14,9 @@ from pathlib import Path
 import anyio
 from brainbench.brain.server import EmbeddedPostgres
 from brainbench.executors.base import HookCall, HookOutcome, SeamProcess
+from brainbench.harnesses.registry import SEAMS
 from brainbench.models.corpus import PublicTurn
 from brainbench.orchestrator.conversation import INFRA_ATTEMPTS, Conversation
-from brainbench.seams.registry import SEAMS
 
 
 @dataclass

@@ -100,7 +100,8 @@ def run(
     llm: Annotated[bool, typer.Option(help="Model-based write-back extractor (BRAINBENCH_LLM_* env).")] = False,
     budget_usd: Annotated[float, typer.Option(help="Spend cap for --llm.")] = 5.0,
     seed: Annotated[int, typer.Option(help="Recorded in the receipt.")] = 42,
-    jobs: Annotated[int, typer.Option(help="Fixtures run concurrently (default: cores).")] = os.cpu_count() or 2,
+    jobs: Annotated[int | None, typer.Option(help="Fixtures run concurrently (default: what the cores, memory and "
+                                                  "the brain server's connections carry).")] = None,
     executor: Annotated[str, typer.Option(help="local or docker.")] = "local",
     mode: Annotated[str, typer.Option(help="Seam invocation: stream (warm) or exec (one process per call).")] = (
         "stream"),
@@ -112,6 +113,10 @@ def run(
     ledger: Annotated[Path | None, typer.Option(help="Append a run line here (default: next to --out).")] = None,
     resume: Annotated[Path | None, typer.Option(help="Continue an interrupted run from its --out file.")] = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    keep: Annotated[bool, typer.Option(help="Keep the run's work root (transcripts, payloads); says where.")] = False,
+    html: Annotated[Path | None, typer.Option(help="Also write the HTML report into this directory.")] = None,
+    fixture: Annotated[list[str] | None, typer.Option(
+        "--fixture", help="Run only this fixture id (repeatable; globs such as 'kta-00*'). Never gated.")] = None,
 ) -> None:
     """Replay the corpus through the seams, grade it, print the scoreboard (and gate it)."""
     from brainbench.cli_run import RunRequest, execute
@@ -122,7 +127,8 @@ def run(
         committed_baseline=committed_baseline, update_baseline=update_baseline_to, justification=justification,
         allow_regression=allow_regression, llm=llm, budget_usd=budget_usd, seed=seed, jobs=jobs,
         executor=executor, mode=mode, timeout=timeout, database_url=database_url, images=image or [],
-        seams_file=seams, ledger=ledger, resume=resume, quiet=quiet, cmd_args=sys.argv[2:],
+        seams_file=seams, ledger=ledger, resume=resume, quiet=quiet, keep=keep, html=html, cmd_args=sys.argv[2:],
+        fixture_ids=fixture or [],
     ))
     raise typer.Exit(code)
 
@@ -131,6 +137,15 @@ def _mount_optional() -> None:
     from brainbench.gate.cli import register
 
     register(app)
+    from brainbench.report.cli import register as register_report
+
+    register_report(app)
+    from brainbench.serve_cli import register as register_brain
+
+    register_brain(app)
+    from brainbench.doctor.cli import register as register_doctor
+
+    register_doctor(app)
     try:
         from brainbench.generator.cli import app as corpus_app
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from brainbench.harnesses.registry import DEFAULT_HARNESSES
 from brainbench.models.config import RunConfig, SeamOverride
 from brainbench.models.corpus import SUITES
-from brainbench.seams.registry import DEFAULT_HARNESSES
 
 EXIT_OK, EXIT_REGRESSION, EXIT_ERROR = 0, 1, 2
 
@@ -42,7 +42,7 @@ class RunRequest:
     llm: bool = False
     budget_usd: float = 5.0
     seed: int = 42
-    jobs: int = 2
+    jobs: int | None = None  # None: chosen from cores, memory and the server's connections
     executor: str = "local"
     mode: str = "stream"
     timeout: float = 30.0
@@ -52,7 +52,10 @@ class RunRequest:
     ledger: Path | None = None
     resume: Path | None = None
     quiet: bool = False
+    keep: bool = False
+    html: Path | None = None
     cmd_args: list[str] = field(default_factory=list)
+    fixture_ids: list[str] = field(default_factory=list)
 
 
 class UsageError(ValueError):
@@ -127,7 +130,7 @@ def build_config(req: RunRequest) -> RunConfig:
         raise UsageError(f"--executor: {req.executor!r} is not local or docker")
     if req.mode not in ("exec", "stream"):
         raise UsageError(f"--mode: {req.mode!r} is not exec or stream")
-    if req.jobs < 1:
+    if req.jobs is not None and req.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     try:
         return RunConfig(
@@ -136,7 +139,8 @@ def build_config(req: RunRequest) -> RunConfig:
             suites=_csv(req.suite, SUITES, "--suite"),  # type: ignore[arg-type]
             include_holdout=req.include_holdout, llm=req.llm, budget_usd=req.budget_usd, seed=req.seed,
             jobs=req.jobs, executor=req.executor, mode=req.mode, timeout_s=req.timeout,  # type: ignore[arg-type]
-            database_url=req.database_url, seams=_seam_overrides(req), cmd_args=req.cmd_args,
+            database_url=req.database_url, seams=_seam_overrides(req), cmd_args=req.cmd_args, keep=req.keep,
+            fixture_ids=list(dict.fromkeys(req.fixture_ids)),
         )
     except ValidationError as exc:
         first = exc.errors()[0]
@@ -177,7 +181,25 @@ def execute(req: RunRequest) -> int:
     if not corpus.fixtures:
         _err(f"no fixtures found in {config.fixtures_dir} — refusing a vacuous pass")
         return EXIT_ERROR
+    if config.fixture_ids and (problem := _selection_problem(config, corpus)):
+        _err(f"brainbench run: {problem}")
+        return EXIT_ERROR
     return _run_and_report(config, corpus, req)
+
+
+def _selection_problem(config: RunConfig, corpus) -> str | None:  # type: ignore[no-untyped-def]
+    """Why ``--fixture`` cannot run as asked (a pattern that matches nothing is a typo, not a pass)."""
+    import difflib
+
+    from brainbench.orchestrator.selection import unmatched_patterns
+
+    missing = unmatched_patterns(corpus, config.fixture_ids)
+    if not missing:
+        return None
+    ids = [item.fixture_id for item in corpus.fixtures]
+    near = sorted({m for p in missing for m in difflib.get_close_matches(p, ids, n=3)})
+    return (f"--fixture {', '.join(missing)}: no such fixture in {config.fixtures_dir}"
+            + (f" (did you mean {', '.join(near)}?)" if near else " (`brainbench validate` lists the corpus)"))
 
 
 def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type: ignore[no-untyped-def]
@@ -200,7 +222,7 @@ def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type:
             return EXIT_ERROR
     try:
         with progress_reporter(total, enabled=not req.quiet and sys.stderr.isatty()) as advance:
-            result = run_benchmark(config, corpus, advance, resume=previous)
+            result = run_benchmark(config, corpus, advance, resume=previous, notify=_err)
     except RUN_FAILURES as exc:
         _err(f"run failed: {exc}")
         return EXIT_ERROR
@@ -217,7 +239,7 @@ def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type:
     report = apply_gate(
         result, harnesses=list(config.harnesses), suites=list(config.suites), compare=req.compare,
         committed=req.committed_baseline, update_baseline=req.update_baseline, justification=req.justification,
-        allow_regression=req.allow_regression, ci=ci_from_env(),
+        allow_regression=req.allow_regression, ci=ci_from_env(), selection=list(config.fixture_ids),
     )
     if report.outcome is not None:
         result.compare = report.outcome
@@ -227,7 +249,11 @@ def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type:
     if result.seed_failures:
         code = max(code, EXIT_ERROR)
     if req.out is not None:
+        from brainbench.report.trace_file import write_trace
+
+        write_trace(req.out, result)
         atomic_write(req.out, result_pretty(result))
+    _report_artefacts(result, req)
     # Every run leaves one line: next to --out, else under ./.brainbench/ (gbrain keeps .gbrain-evals/).
     ledger = req.ledger or (req.out.parent if req.out else Path(".brainbench")) / "brainbench-ledger.jsonl"
     append_ledger(ledger, result, code)
@@ -252,13 +278,29 @@ def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type:
     return code
 
 
+def _report_artefacts(result, req: RunRequest) -> None:  # type: ignore[no-untyped-def]
+    """--keep and --html: say where the evidence is (stderr, so stdout stays the scoreboard)."""
+    info = result.meta.trace
+    if req.keep and info is not None and info.work_root:
+        _err(f"work root kept (transcripts, payloads): {info.work_root}")
+    if req.html is not None:
+        from brainbench.report.html import write_report
+
+        baseline = None
+        if req.compare is not None:
+            from brainbench.report.html import load_side
+
+            baseline = load_side(req.compare)
+        _err(f"report: {write_report(req.html, result, baseline)}")
+
+
 def resumable(path: Path, config: RunConfig, fixtures_hash: str):  # type: ignore[no-untyped-def]
     """The interrupted result at ``path``, if it was produced by this corpus and config."""
-    from brainbench.models.result import RunResult
+    from brainbench.report.trace_file import TraceFileError, load_result
 
     try:
-        previous = RunResult.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValidationError) as exc:
+        previous = load_result(path)  # with its trace, so resumed fixtures keep their evidence
+    except TraceFileError as exc:
         raise UsageError(f"--resume {path}: not a readable result file ({str(exc).splitlines()[0]})") from exc
     run = previous.meta.run
     if run is None or run.complete:
@@ -274,6 +316,8 @@ def resumable(path: Path, config: RunConfig, fixtures_hash: str):  # type: ignor
         mismatches.append("harnesses")
     if run.suites != list(config.suites):
         mismatches.append("suites")
+    if (run.fixture_selection or []) != list(config.fixture_ids):
+        mismatches.append("--fixture selection")
     if mismatches:
         raise UsageError(f"--resume {path}: refusing, the run differs in {', '.join(mismatches)}")
     return previous
@@ -285,7 +329,17 @@ def _report_interrupted(result, req: RunRequest) -> int:  # type: ignore[no-unty
 
     run = result.meta.run
     code = 130 if run.interrupted_by == "SIGINT" else 143
+    if req.update_baseline is not None:
+        from brainbench.gate.flow import unclean_reasons
+
+        # A refused baseline is an error (2) whatever made the run unclean, faults and signals alike.
+        _err(f"refusing --update-baseline: the run is not clean ({unclean_reasons(result)}); "
+             f"{req.update_baseline} left untouched")
+        code = EXIT_ERROR
     if req.out is not None:
+        from brainbench.report.trace_file import write_trace
+
+        write_trace(req.out, result)
         atomic_write(req.out, result_pretty(result))
         _err(f"interrupted by {run.interrupted_by}: partial result ({len(run.completed_fixtures)} fixtures) "
              f"written to {req.out}; continue with --resume {req.out}")

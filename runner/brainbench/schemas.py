@@ -14,12 +14,14 @@ def _models() -> dict[str, type[BaseModel]]:
     from brainbench.models.baseline import Baseline
     from brainbench.models.corpus import Fixture, Gold
     from brainbench.models.result import RunResult
+    from brainbench.models.trace import TurnTrace
     from brainbench.models.wire import HookInput, HookOutput, StreamRequest, StreamResponse
 
     return {
         "fixture": Fixture, "gold": Gold, "result": RunResult, "baseline": Baseline,
         "hook-input": HookInput, "hook-output": HookOutput,
         "stream-request": StreamRequest, "stream-response": StreamResponse,
+        "trace": TurnTrace,  # one line of <result>.trace.jsonl
     }
 
 

@@ -461,8 +461,8 @@ def test_postgres_restart_under_a_codex_container(seeded: tuple[Any, str, Any], 
                                                   tmp_path: Path) -> None:
     from brainbench.executors.base import SeamLaunch
     from brainbench.executors.docker import DockerConfig, DockerExecutor
+    from brainbench.harnesses.registry import SEAMS
     from brainbench.models.corpus import PublicTurn
-    from brainbench.seams.registry import SEAMS
     from outage import CountingSeam, outage_and_recovery  # type: ignore[import-not-found]
 
     pg, url, fixture = seeded

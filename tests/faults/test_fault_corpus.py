@@ -257,10 +257,12 @@ def test_bad_bytes_name_the_file(damage: Any, needle: str) -> None:
 def test_escaped_nul_and_lone_surrogates_in_strings() -> None:
     fixture, gold = SEED_DOCS["kta-001-deal-recall"]
     doc = json.loads(json.dumps(fixture))
-    doc["turns"][0]["text"] += "\ud800"  # valid JSON escape, but no UTF-8 string can hold it
+    doc["turns"][0]["text"] += "\ud800"  # valid JSON escape: JSON.parse keeps the half, so gbrain runs it
     with corpus_dirs(files_for("kta-001-deal-recall", json.dumps(doc).encode(), dump(gold))) as (fx, gd, names):
-        problems = _only(load_or_problems(fx, gd, names))
-    assert any(p.startswith("kta-001-deal-recall.fixture.json: $.turns[0].text: ") for p in problems), problems
+        corpus = load_or_problems(fx, gd, names)
+    # No pydantic str can hold the half: it loads as U+FFFD (docs/FIDELITY.md), not a corpus error.
+    assert isinstance(corpus, Corpus)
+    assert corpus.by_id()["kta-001-deal-recall"].fixture.turns[0].text.endswith("\ufffd")
     # An escaped NUL is a valid JSON string: it loads here and is refused at seeding (a seed failure).
     doc = json.loads(json.dumps(fixture))
     doc["turns"][0]["text"] += "\u0000"

@@ -18,8 +18,8 @@ import pytest
 from brainbench.brain.server import EmbeddedPostgres
 from brainbench.executors.base import SeamLaunch
 from brainbench.executors.local import LocalExecutor
+from brainbench.harnesses.registry import SEAMS
 from brainbench.models.corpus import Fixture, PublicTurn
-from brainbench.seams.registry import SEAMS
 from outage import CountingSeam, outage_and_recovery  # type: ignore[import-not-found]
 from reference_corpus import private_seeded_brain  # type: ignore[import-not-found]
 

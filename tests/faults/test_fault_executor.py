@@ -19,7 +19,7 @@ import anyio
 import pytest
 from brainbench.executors.base import HookCall, HookOutcome, SeamLaunch
 from brainbench.executors.local import LocalExecutor
-from brainbench.seams.outcome import grade
+from brainbench.harnesses.grading import grade
 
 PROMPT = b'{"hook_event_name":"UserPromptSubmit","session_id":"s","cwd":"/tmp","prompt":"hi"}'
 ANSWER = '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"canned"}}'

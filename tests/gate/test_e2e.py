@@ -48,7 +48,7 @@ if msg.get("hook_event_name") == "UserPromptSubmit" and MODE == "leak" and "Acme
              "- **Acme Example** → `companies/acme-example` — Team-brain-only company page.")
     print(json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": block}}))
     sys.exit(0)
-proc = subprocess.run([sys.executable, "-m", "brainbench.seams.codex"], input=raw, text=True, capture_output=True)
+proc = subprocess.run([sys.executable, "-m", "brainbench.hooks.codex"], input=raw, text=True, capture_output=True)
 sys.stdout.write(proc.stdout)
 sys.stderr.write(proc.stderr)
 sys.exit(proc.returncode)

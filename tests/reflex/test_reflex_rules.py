@@ -5,8 +5,9 @@ from __future__ import annotations
 import psycopg
 import pytest
 from brainbench.brain.store import ensure_sources, import_page
+from brainbench.harnesses.injected import estimate_tokens, slugs_in_text
 from brainbench.reflex.candidates import extract_candidates, extract_candidates_from_window
-from brainbench.reflex.render import estimate_tokens, render_pointer_block, slugs_in_text
+from brainbench.reflex.render import render_pointer_block
 from brainbench.reflex.resolve import resolve_pointers, slugify
 
 

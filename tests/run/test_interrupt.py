@@ -19,8 +19,9 @@ ALL = ("kta-001-deal-recall", "kta-002-quiet-smalltalk", "ms-001-two-source-alia
 
 
 def _start(fx: Path, gd: Path, out: Path, *extra: str) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if k != "CI"}
-    # exec mode and one job make the run slow enough to interrupt in the middle.
+    # exec mode with in-process hook calls (no warm hook server) and one job make the run
+    # slow enough to interrupt in the middle.
+    env = {**{k: v for k, v in os.environ.items() if k != "CI"}, "BRAINBENCH_HOOK_SERVE": "0"}
     return subprocess.Popen([sys.executable, "-m", "brainbench.cli", "run", "--fixtures", str(fx), "--gold", str(gd),
                              "--out", str(out), "--mode", "exec", "--jobs", "1", "--quiet", *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -33,7 +34,7 @@ def _leftovers(pid: int) -> list[str]:
         if marker.exists() and marker.read_text().strip() == str(pid):
             found.append(str(root))
     out = subprocess.run(["ps", "-eo", "pid,ppid,args"], capture_output=True, text=True, check=True).stdout
-    found += [line for line in out.splitlines() if "brainbench.seams" in line and f" {pid} " in f" {line} "]
+    found += [line for line in out.splitlines() if "brainbench.hooks" in line and f" {pid} " in f" {line} "]
     return found
 
 

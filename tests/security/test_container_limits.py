@@ -17,7 +17,7 @@ import pytest
 from brainbench.executors.base import HookCall, SeamLaunch
 from brainbench.executors.limits import MAX_OUTPUT_BYTES, MAX_STREAM_LINE_BYTES, LineSplitter, OutputLimitExceeded
 from brainbench.executors.local import LocalExecutor
-from brainbench.seams.outcome import grade
+from brainbench.harnesses.grading import grade
 from container_kit import CLIENT, build, needs_docker, payload, run_id, with_seam  # noqa: F401
 
 FLOOD = Path(__file__).parent / "hostile" / "flood.py"

@@ -6,18 +6,20 @@ import re
 import unicodedata
 from typing import Any
 
-_SPACES = re.compile(r"\s+")
+from brainbench.jsstring import WS, trim
+
+_SPACES = re.compile(WS + "+")  # JS \s (NBSP and U+FEFF included, U+0085 not)
 _LEAD = re.compile(r"^[\"'`\[(]+")
-_TRAIL = re.compile(r"[\"'`\])]+$")
+_TRAIL = re.compile(r"[\"'`\])]+\Z")
 
 
 def normalize_alias(text: str) -> str:
     """NFKC, lowercase, fold whitespace runs (NBSP included), trim, strip quote/bracket runs."""
     out = unicodedata.normalize("NFKC", text).lower()
-    out = _SPACES.sub(" ", out).strip()
+    out = trim(_SPACES.sub(" ", out))
     out = _LEAD.sub("", out)
     out = _TRAIL.sub("", out)
-    return out.strip()
+    return trim(out)
 
 
 def normalize_alias_list(value: Any) -> list[str]:

@@ -20,6 +20,7 @@ from importlib import resources
 import psycopg
 from psycopg import sql
 
+from brainbench.brain.budget import ADMIN_CONNECTIONS
 from brainbench.brain.server import PostgresServer, pid_alive
 
 PREFIX = "bb_"
@@ -46,9 +47,14 @@ class BrainDatabases:
         self._lock = threading.Lock()
         self._file_copy = False
         self._idle: list[Brain] = []
+        # The connection budget counts ADMIN_CONNECTIONS: without this, every job of
+        # a wide run would open one at once to create its brain.
+        self._admin_slots = threading.BoundedSemaphore(ADMIN_CONNECTIONS)
 
-    def _admin(self) -> psycopg.Connection:
-        return psycopg.connect(self.server.database_url("postgres"), autocommit=True)
+    @contextlib.contextmanager
+    def _admin(self, database: str = "postgres") -> Iterator[psycopg.Connection]:
+        with self._admin_slots, psycopg.connect(self.server.database_url(database), autocommit=True) as conn:
+            yield conn
 
     def prepare(self) -> None:
         with self._admin() as conn:
@@ -57,7 +63,7 @@ class BrainDatabases:
             self._remember(self.template)
             conn.execute(sql.SQL("COMMENT ON DATABASE {} IS {}").format(
                 sql.Identifier(self.template), sql.Literal(_label(self.run_id))))
-        with psycopg.connect(self.server.database_url(self.template), autocommit=True) as conn:
+        with self._admin(self.template) as conn:
             for _, text in migrations():
                 conn.execute(text)
 

@@ -15,14 +15,15 @@ from typing import Any
 import yaml
 
 from brainbench.jsjson import stringify
+from brainbench.jsstring import WS, trim, utf8_bytes
 
 MAX_CONTENT_BYTES = 5_000_000
 _STRIPPED_KEYS = ("type", "title", "tags", "slug")
 _EPHEMERAL_KEYS = ("captured_at", "ingested_at")
 _FRONT = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
-_H1 = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.M)
+_H1 = re.compile(rf"^#{WS}+(.+?){WS}*#*{WS}*$", re.M)
 _TIMELINE = re.compile(
-    r"^(?:<!--\s*timeline\s*-->|---\s*timeline\s*---)[ \t]*$|^---[ \t]*\r?\n(?=##\s+(?:Timeline|History)\b)",
+    rf"^(?:<!--{WS}*timeline{WS}*-->|---{WS}*timeline{WS}*---)[ \t]*$|^---[ \t]*\r?\n(?=##{WS}+(?:Timeline|History)\b)",
     re.M | re.I,
 )
 _TYPE_BY_PREFIX = {
@@ -40,8 +41,34 @@ class PageParseError(ValueError):
     """The page cannot be imported (gbrain: import status ``error``)."""
 
 
+def _js_key(key: object) -> str:
+    """The property name a JS object gives a YAML key (``String(key)``)."""
+    if key is None or isinstance(key, bool):
+        return {None: "null", True: "true", False: "false"}[key]
+    return str(key)
+
+
 class _Yaml12Loader(yaml.SafeLoader):
-    """SafeLoader with YAML 1.2 booleans: js-yaml reads ``yes``/``on`` as strings."""
+    """SafeLoader with YAML 1.2 booleans: js-yaml reads ``yes``/``on`` as strings.
+
+    Like js-yaml it refuses a mapping that repeats a key (PyYAML would keep the
+    last); keys compare as the strings a JS object would hold.
+    """
+
+    def construct_mapping(self, node: yaml.Node, deep: bool = False) -> dict[object, object]:
+        if isinstance(node, yaml.MappingNode):
+            seen: set[str] = set()
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue  # merged keys may override, as in js-yaml
+                key = self.construct_object(key_node, deep=True)
+                as_js = _js_key(key)
+                if as_js in seen:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark,
+                        f"duplicated mapping key {as_js!r}", key_node.start_mark)
+                seen.add(as_js)
+        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
 
 
 _Yaml12Loader.yaml_implicit_resolvers = {
@@ -57,7 +84,7 @@ def _quote_ambiguous(front: str) -> str:
     # gbrain double-quotes top-level scalars that YAML would misread as maps.
     out = []
     for line in front.split("\n"):
-        m = re.match(r"^([A-Za-z0-9_-]+):[ \t]+(.+?)\s*$", line)
+        m = re.match(rf"^([A-Za-z0-9_-]+):[ \t]+(.+?){WS}*$", line)
         if m and m.group(2)[0] not in "\"'[{|>&*!" and (": " in m.group(2) or m.group(2).endswith(":")):
             value = m.group(2).replace("\\", "\\\\").replace('"', '\\"')
             line = f'{m.group(1)}: "{value}"'
@@ -91,30 +118,38 @@ class ParsedPage:
     content_hash: str
 
 
+def _yaml_reason(exc: yaml.YAMLError) -> str:
+    problem = getattr(exc, "problem", None)
+    mark = getattr(exc, "problem_mark", None)
+    if problem and mark is not None:
+        return f"{problem} (frontmatter line {mark.line + 1}, column {mark.column + 1})"
+    return str(exc).splitlines()[0]
+
+
 def _humanize(slug: str) -> str:
     last = slug.rsplit("/", 1)[-1]
-    return " ".join(w.capitalize() for w in re.split(r"[-_\s]+", last) if w) or slug
+    return " ".join(w.capitalize() for w in re.split(rf"[-_]|{WS}", last) if w) or slug
 
 
 def _split_body(body: str) -> tuple[str, str]:
     m = _TIMELINE.search(body)
     if m is None:
-        return body.strip(), ""
-    return body[: m.start()].strip(), body[m.end() :].strip()
+        return trim(body), ""
+    return trim(body[: m.start()]), trim(body[m.end() :])
 
 
 def _tags(value: Any) -> list[str]:
     if isinstance(value, str):
-        items = [t.strip() for t in value.split(",")]
+        items = [trim(t) for t in value.split(",")]
     elif isinstance(value, list):
-        items = [str(t).strip() for t in value if t is not None]
+        items = [trim(str(t)) for t in value if t is not None]
     else:
         items = []
     return sorted({t for t in items if t})
 
 
 def parse_page(slug: str, content: str) -> ParsedPage:
-    if len(content.encode("utf-8")) > MAX_CONTENT_BYTES:
+    if len(utf8_bytes(content)) > MAX_CONTENT_BYTES:
         raise PageParseError(f"content exceeds {MAX_CONTENT_BYTES} bytes (gbrain skips such pages)")
     meta: dict[str, Any] = {}
     body = content
@@ -123,16 +158,18 @@ def parse_page(slug: str, content: str) -> ParsedPage:
         try:
             loaded = yaml.load(_quote_ambiguous(m.group(1)), Loader=_Yaml12Loader)
         except yaml.YAMLError as exc:
-            raise PageParseError(f"unparsable YAML frontmatter: {str(exc).splitlines()[0]}") from exc
+            raise PageParseError(f"unparsable YAML frontmatter: {_yaml_reason(exc)}") from exc
+        except (ValueError, TypeError, RecursionError) as exc:  # e.g. a timestamp no calendar has
+            raise PageParseError(f"unusable YAML frontmatter: {exc}") from exc
         if loaded is not None and not isinstance(loaded, dict):
             raise PageParseError("frontmatter is not a mapping")
         meta = _jsonable(loaded or {})
         body = content[m.end() :]
     title_raw = meta.get("title")
-    title = str(title_raw).strip() if title_raw is not None and str(title_raw).strip() else ""
+    title = trim(str(title_raw)) if title_raw is not None else ""
     if not title:
         h1 = _H1.search(body)
-        title = h1.group(1).strip() if h1 else _humanize(slug)
+        title = trim(h1.group(1)) if h1 else _humanize(slug)
     type_raw = meta.get("type")
     page_type = str(type_raw) if type_raw is not None else _TYPE_BY_PREFIX.get(slug.split("/", 1)[0], "concept")
     compiled, timeline = _split_body(body)

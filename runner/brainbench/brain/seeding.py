@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import psycopg
 
 from brainbench.brain.store import ensure_sources, import_page, insert_fact
+from brainbench.corpus.slugs import SlugError, validate_slug
 from brainbench.models.corpus import Fixture
 
 
@@ -37,12 +38,17 @@ def seed_fixture(conn: psycopg.Connection, fixture: Fixture) -> SeedReport:
     for page in fixture.seed_pages or []:
         source = page.source_id or "default"
         try:
-            status, detail = import_page(conn, page.slug, page.content, source)
+            slug = validate_slug(page.slug)
+        except SlugError as exc:
+            where = f"seed failed for fixture {fixture.fixture_id} at {page.slug!r}"
+            raise SeedError(f"{where}: invalid slug: {exc}") from exc
+        try:
+            status, detail = import_page(conn, slug, page.content, source)
         except psycopg.Error as exc:
             raise SeedError(f"seed failed for fixture {fixture.fixture_id} at {page.slug}: {exc}") from exc
         if status != "imported":
             raise SeedError(f"seed failed for fixture {fixture.fixture_id} at {page.slug}: {status}: {detail}")
-        report.slug_sources.setdefault(page.slug, set()).add(source)
+        report.slug_sources.setdefault(slug, set()).add(source)
         report.pages += 1
     for fact in fixture.seed_facts or []:
         try:

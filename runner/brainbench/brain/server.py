@@ -23,10 +23,10 @@ from brainbench.scratch import scratch_candidates, scratch_parent
 EMBEDDED_PREFIX = "brainbench-pg-"
 # Durability is worthless for a brain that is deleted at the end of the run and
 # costs most of the time of CREATE DATABASE, so the embedded server skips it.
-_FAST_SETTINGS = (
-    "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-    "-c max_connections=200 -c shared_buffers=64MB"
-)
+_FAST_SETTINGS = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=64MB"
+# PostgreSQL's own default: room for anything outside the run's connection budget
+# (a person's psql, ``brainbench cleanup``) when the budget itself is small.
+DEFAULT_MAX_CONNECTIONS = 100
 
 
 class ServerError(RuntimeError):
@@ -70,7 +70,8 @@ def pid_alive(pid: int) -> bool:
 class EmbeddedPostgres:
     """A private PostgreSQL in a temp dir; ``close`` stops it and deletes everything."""
 
-    def __init__(self, parent: Path | None = None) -> None:
+    def __init__(self, parent: Path | None = None, max_connections: int = DEFAULT_MAX_CONNECTIONS) -> None:
+        self.max_connections = max_connections  # sized by the run's connection budget (brain/budget.py)
         self.root = Path(tempfile.mkdtemp(prefix=EMBEDDED_PREFIX, dir=parent or scratch_parent()))
         # Traversable (not listable) by others: a non-root hook user, e.g. inside a
         # container with this directory bind-mounted, must reach the socket in it.
@@ -137,7 +138,8 @@ class EmbeddedPostgres:
         """Start (or restart) the server on the same data and socket directory: every URL stays valid."""
         self._started = True  # from here on, close() must try to stop a postmaster
         self._run([self._bin("pg_ctl"), "-D", str(self.data), "-w", "-l", str(self.root / "server.log"),
-                   "-o", f"-h '' -k {self.socket_dir} {_FAST_SETTINGS}", "start"])
+                   "-o", f"-h '' -k {self.socket_dir} {_FAST_SETTINGS} -c max_connections={self.max_connections}",
+                   "start"])
 
     def stop(self) -> None:
         """Stop like a crash (``-m immediate``: no checkpoint); ``start`` brings the same server back."""
@@ -186,9 +188,9 @@ def sweep_embedded(parent: Path | None = None) -> list[Path]:
     return removed
 
 
-def open_server(database_url: str | None) -> PostgresServer:
-    """The embedded default when no URL is given, else the named server."""
+def open_server(database_url: str | None, max_connections: int = DEFAULT_MAX_CONNECTIONS) -> PostgresServer:
+    """The embedded default (sized for ``max_connections``) when no URL is given, else the named server."""
     if database_url:
         return ExternalPostgres(database_url)
     sweep_embedded()
-    return EmbeddedPostgres()
+    return EmbeddedPostgres(max_connections=max_connections)

@@ -7,6 +7,7 @@ corpus is either wholly valid or not used at all.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,9 @@ from pydantic import ValidationError
 from brainbench.corpus.errors import CorpusError, Problem, json_path
 from brainbench.corpus.hashing import fixtures_hash
 from brainbench.corpus.rules import SEALED, find_gold_keys, fixture_rules, gold_rules
+from brainbench.corpus.slugs import normalise_page_refs, seeded_slugs
+from brainbench.jsjson import js_sort_key
+from brainbench.jsstring import without_lone_surrogates
 from brainbench.models.corpus import Fixture, Gold, PublicTurn
 
 FIXTURE_SUFFIX = ".fixture.json"
@@ -63,8 +67,8 @@ def _list(directory: Path, suffix: str, problems: list[Problem]) -> list[Path]:
     if not directory.is_dir():
         problems.append(Problem(str(directory), "$", "directory does not exist"))
         return []
-    # Python's sorted() equals JS default sort for the ASCII names corpora use.
-    return sorted((p for p in directory.iterdir() if p.name.endswith(suffix)), key=lambda p: p.name)
+    # JS's default sort (UTF-16 code units): code-point order differs for astral names.
+    return sorted((p for p in directory.iterdir() if p.name.endswith(suffix)), key=lambda p: js_sort_key(p.name))
 
 
 # "Unreadable, already reported": distinct from a document that is JSON ``null``.
@@ -85,7 +89,10 @@ def _read_json(path: Path, problems: list[Problem]) -> Any:
         problems.append(Problem(str(path), "$", f"cannot read file: {exc.strerror}"))
         return _UNREADABLE
     try:
-        return json.loads(text)
+        doc = json.loads(text, parse_constant=_no_constant)
+        # JSON.parse keeps a lone "\udXXX" half; a pydantic str cannot, so it loads as
+        # U+FFFD -- also what gbrain's UTF-8 storage makes of it (docs/FIDELITY.md).
+        return without_lone_surrogates(doc) if _SURROGATE_ESCAPE.search(text) else doc
     except json.JSONDecodeError as exc:
         problems.append(Problem(str(path), "$", f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"))
     except ValueError as exc:  # e.g. an integer literal longer than Python's int parsing limit
@@ -93,6 +100,12 @@ def _read_json(path: Path, problems: list[Problem]) -> Any:
     except RecursionError:
         problems.append(Problem(str(path), "$", "invalid JSON: nesting too deep"))
     return _UNREADABLE
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+def _no_constant(name: str) -> Any:
+    # Python's json accepts NaN and Infinity; JSON.parse (and so gbrain) does not.
+    raise ValueError(f"{name} is not JSON")
 
 
 def _rule_of(error: dict[str, Any]) -> str:
@@ -192,6 +205,7 @@ def load_corpus(fixtures_dir: Path, gold_dir: Path) -> Corpus:
         if fid not in joined:
             problems.append(Problem(str(path), "$.fixture_id", f"orphan gold file: no fixture has fixture_id {fid!r}"))
 
+    loaded = _with_stored_slugs(loaded)
     pairs = _pair(loaded, problems)
     if problems:
         raise CorpusError(sorted(set(problems), key=lambda p: (p.file, p.path, p.rule)))
@@ -202,6 +216,24 @@ def load_corpus(fixtures_dir: Path, gold_dir: Path) -> Corpus:
         gold_dir=gold_dir,
         pairs=pairs,
     )
+
+
+def _with_stored_slugs(loaded: list[LoadedFixture]) -> list[LoadedFixture]:
+    """Gold and fact subjects naming a seeded page, in the spelling gbrain stores (lower-case).
+
+    A continuity pair shares one brain, so its members see each other's pages.
+    """
+    partners: dict[str, list[LoadedFixture]] = {}
+    for item in loaded:
+        if item.fixture.continuity is not None:
+            partners.setdefault(item.fixture.continuity.pair_id, []).append(item)
+    out = []
+    for item in loaded:
+        block = item.fixture.continuity
+        brain = partners[block.pair_id] if block is not None else [item]
+        fixture, gold = normalise_page_refs(item.fixture, item.gold, seeded_slugs(m.fixture for m in brain))
+        out.append(LoadedFixture(fixture, gold, item.file, item.gold_file))
+    return out
 
 
 def _pair(loaded: list[LoadedFixture], problems: list[Problem]) -> dict[str, ContinuityPair]:

@@ -12,7 +12,7 @@ The lifecycle follows Inspect AI's sandbox environments:
 
 Signals belong to the orchestrator: a provider installs no handlers.  Executors move
 bytes; they know nothing about memory, gold or metrics.  How the bytes are interpreted
-(silence, context, block, contract violation) lives in ``brainbench.seams.outcome`` so
+(silence, context, block, contract violation) lives in ``brainbench.harnesses.grading`` so
 every provider is graded by one set of rules.
 """
 
@@ -23,6 +23,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Literal
+
+from brainbench.models.hook_io import HookCall, HookOutcome
+
+# Re-exported: providers and their tests import the call shapes from here.
+__all__ = ["Executor", "ExecutorError", "HookCall", "HookOutcome", "InvocationMode", "RunContext", "SeamLaunch",
+           "SeamProcess"]
 
 InvocationMode = Literal["exec", "stream"]
 
@@ -54,32 +60,6 @@ class SeamLaunch:
     # True: ``mode`` is only the run's default, and an image that does not declare it
     # (label ``io.brainbench.modes``) runs in exec mode instead.
     mode_from_image: bool = False
-
-
-@dataclass(frozen=True)
-class HookCall:
-    """One hook invocation: the exact stdin bytes plus per-invocation environment."""
-
-    payload: bytes
-    env: Mapping[str, str]
-    timeout_s: float
-
-
-@dataclass(frozen=True)
-class HookOutcome:
-    """What came back from one invocation, before any interpretation."""
-
-    exit_code: int | None
-    stdout: bytes
-    stderr: bytes
-    timed_out: bool
-    duration_ms: float
-    # Set when the executor itself failed (spawn error, container gone): an
-    # infrastructure fault, never a memory miss.
-    infra_error: str | None = None
-    # Set when the hook wrote more than the output cap (executors.limits) and was killed
-    # for it; the output is discarded and the call graded ``oversize``.
-    oversize: str | None = None
 
 
 class ExecutorError(RuntimeError):

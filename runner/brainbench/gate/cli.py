@@ -130,16 +130,17 @@ def _load_side(path: Path) -> object:
     import json
 
     from brainbench.gate.baseline import parse_baseline_text
-    from brainbench.models.result import RunResult
 
     text = path.read_text(encoding="utf-8")
     data = json.loads(text)
     if isinstance(data, dict) and "receipt" in data:
-        return RunResult.model_validate(data)
+        from brainbench.report.trace_file import load_result
+
+        return load_result(path)  # with its trace, so the delta can give each item its reason
     return parse_baseline_text(text, str(path))
 
 
-def _render_delta_files(main: Path | None, head: Path) -> str:
+def _render_delta_files(main: Path | None, head: Path, report_url: str | None = None) -> str:
     from brainbench.gate.markdown import render_delta
     from brainbench.models.result import RunResult
 
@@ -147,7 +148,7 @@ def _render_delta_files(main: Path | None, head: Path) -> str:
     if not isinstance(head_doc, RunResult):
         raise ValueError(f"{head}: HEAD must be a run result (--out file), not a baseline")
     main_doc = _load_side(main) if main is not None else None
-    return render_delta(main_doc, head_doc)  # type: ignore[arg-type]
+    return render_delta(main_doc, head_doc, report_url)  # type: ignore[arg-type]
 
 
 def delta_command(
@@ -155,6 +156,8 @@ def delta_command(
         list[Path] | None,
         typer.Argument(help="[MAIN] HEAD: MAIN is main's result or baseline; HEAD is a --out result file."),
     ] = None,
+    report_url: Annotated[str | None, typer.Option(help="Where HEAD's HTML report is published: each newly "
+                                                        "failed item links to its turn there.")] = None,
 ) -> None:
     """Print the markdown delta for a PR comment or $GITHUB_STEP_SUMMARY."""
     paths = list(files or [])
@@ -163,7 +166,7 @@ def delta_command(
         raise typer.Exit(EXIT_USAGE)
     main_path, head_path = (None, paths[0]) if len(paths) == 1 else (paths[0], paths[1])
     try:
-        text = _render_delta_files(main_path, head_path)
+        text = _render_delta_files(main_path, head_path, report_url)
     except Exception as exc:
         _err(f"brainbench delta: {exc}")
         raise typer.Exit(EXIT_USAGE) from None

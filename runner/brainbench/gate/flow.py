@@ -35,6 +35,7 @@ __all__ = [
     "compare_files",
     "default_baseline_path",
     "outcome_json",
+    "unclean_reasons",
 ]
 
 BASELINE_RELPATH = Path("baselines") / "main.json"
@@ -96,6 +97,25 @@ def _name_failed_items(outcome: CompareOutcome, result: RunResult) -> None:
         outcome.notes.append(f"{scope} in {breach.cell}: {shown}{more}")
 
 
+def unclean_reasons(result: RunResult) -> str:
+    """Why a run's numbers must not become a baseline ("" when it is clean).
+
+    A fault, a seed failure or an interruption means some turns measured the machine
+    (connections, timeouts, a dead container), not the memory system.
+    """
+    reasons = []
+    counts: dict[str, int] = {}
+    for fault in result.meta.faults:
+        counts[fault.fault_class] = counts.get(fault.fault_class, 0) + 1
+    reasons += [f"{n} {cls}" for cls, n in sorted(counts.items())]
+    if result.seed_failures:
+        reasons.append(f"{len(result.seed_failures)} seed failure(s)")
+    run = result.meta.run
+    if run is not None and not run.complete:
+        reasons.append(f"interrupted by {run.interrupted_by or 'a signal'}")
+    return ", ".join(reasons)
+
+
 def apply_gate(
     result: RunResult,
     *,
@@ -107,12 +127,17 @@ def apply_gate(
     justification: str | None,
     allow_regression: str | None,
     ci: bool,
+    selection: list[str] | None = None,
 ) -> GateReport:
     """Update the baseline and/or gate a finished run (spec §10.3).
 
+    * ``selection`` (``--fixture``): a partial run is never compared with, nor
+      written as, a baseline -- a baseline always covers the whole corpus.
+
     * ``update_baseline``: write the canonical baseline (with ``justification``)
       BEFORE comparing, so a local ``--update-baseline --compare main.json`` sees its
-      own update as the committed baseline.  Refused when the run has seed failures.
+      own update as the committed baseline.  Refused when the run is not clean
+      (faults, seed failures, interruption): see :func:`unclean_reasons`.
     * ``compare``: main's baseline.  ``committed`` is the bless/hardening target;
       ``None`` means the repository's ``baselines/main.json``; a missing file means
       "no committed baseline".
@@ -129,13 +154,20 @@ def apply_gate(
             "--allow-regression is a local escape hatch and is refused when CI is set: "
             "a change must not approve itself (commit a baseline with --justification instead)"
         )
+    if selection and (compare is not None or update_baseline is not None):
+        flag = "--compare" if compare is not None else "--update-baseline"
+        return report.fail(
+            f"refusing {flag} on a partial run (--fixture {' '.join(selection)}): a baseline covers the whole "
+            f"corpus, so the missing fixtures would read as lost coverage — re-run without --fixture to gate"
+        )
     if justification is not None and update_baseline is None:
         report.messages.append("note: --justification only takes effect with --update-baseline")
 
     if update_baseline is not None:
-        if result.seed_failures:
-            n = len(result.seed_failures)
-            report.fail(f"refusing --update-baseline: {n} seed failure(s) — the run is invalid")
+        unclean = unclean_reasons(result)
+        if unclean:
+            report.fail(f"refusing --update-baseline: the run is not clean ({unclean}); "
+                        f"{update_baseline} left untouched")
         else:
             baseline = canonical_baseline(
                 result, harnesses=harnesses, suites=suites, justification=justification

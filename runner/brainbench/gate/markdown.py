@@ -104,12 +104,14 @@ def _move(before: float | int, after: float | int, direction: str | None) -> str
     return f"{_fmt(before)} → {_fmt(after)} {arrow} {judgement}"
 
 
-def render_delta(main: RunResult | Baseline | None, head: RunResult) -> str:
+def render_delta(main: RunResult | Baseline | None, head: RunResult, report_url: str | None = None) -> str:
     """Markdown for a PR comment / ``$GITHUB_STEP_SUMMARY``.
 
     ``main`` may be main's run result, main's baseline, or ``None`` (just HEAD, as
-    gbrain's renderer does).  The verdict comes from HEAD's ``compare`` block; a run
-    without one is the initial landing of the gate.
+    gbrain's renderer does).  Each newly failed item is listed once, with its reason
+    from HEAD's trace and, given ``report_url``, a link to its turn in the HTML report.
+    The verdict comes from HEAD's ``compare`` block; a run without one is the
+    initial landing of the gate.
     """
     outcome = head.compare
     verdict = outcome.verdict.upper() if outcome else "NO GATE (initial landing)"
@@ -166,13 +168,16 @@ def render_delta(main: RunResult | Baseline | None, head: RunResult) -> str:
     if moved:
         lines += ["", "**Other metrics that moved**", *moved]
 
-    items_block = _newly_failed_block(main, head, cur, ref)
+    items_block = _newly_failed_block(main, head, cur, ref, report_url)
     if items_block:
         lines += ["", *items_block]
 
     if outcome is not None:
-        if outcome.notes:
-            lines += ["", "**Gate notes**", *(f"- {note}" for note in outcome.notes)]
+        # The gate's notes name failing items too; once is enough when the block above lists them.
+        notes = [n for n in outcome.notes
+                 if not (items_block and n.startswith(("newly-failed items in ", "failing items now ")))]
+        if notes:
+            lines += ["", "**Gate notes**", *(f"- {note}" for note in notes)]
         if outcome.breaches:
             lines += ["", "| cell | metric | main | current | detail |", "|---|---|---|---|---|"]
             lines += [
@@ -189,7 +194,7 @@ def render_delta(main: RunResult | Baseline | None, head: RunResult) -> str:
 
 
 def _newly_failed_block(
-    main: RunResult | Baseline | None, head: RunResult, cur: _Side, ref: _Side | None
+    main: RunResult | Baseline | None, head: RunResult, cur: _Side, ref: _Side | None, report_url: str | None = None
 ) -> list[str]:
     if main is not None and not isinstance(main, Baseline):
         items = newly_failed_items(head, main)
@@ -209,10 +214,18 @@ def _newly_failed_block(
         title = "**Failed gold items in cells that lost items**"
     if not items:
         return []
+    from brainbench.report.reasons import item_reasons
+
+    reasons = {(r.cell, r.item): r for r in item_reasons(head, items)} if head.trace else {}
     lines = [title]
     for key in sorted(items):
         names = items[key]
-        shown = ", ".join(f"`{n}`" for n in names[:MAX_ITEMS_PER_CELL])
-        more = f" … and {len(names) - MAX_ITEMS_PER_CELL} more" if len(names) > MAX_ITEMS_PER_CELL else ""
-        lines.append(f"- `{key}`: {shown}{more}")
+        for name in names[:MAX_ITEMS_PER_CELL]:
+            r = reasons.get((key, name))
+            why = f" — {r.verdict}: {_cell_text(r.reason)}" if r is not None else ""
+            if r is not None and report_url:
+                why += f" ([turn]({report_url}#{r.anchor}))"
+            lines.append(f"- `{key}`: `{name}`{why}")
+        if len(names) > MAX_ITEMS_PER_CELL:
+            lines.append(f"- `{key}`: … and {len(names) - MAX_ITEMS_PER_CELL} more (all in the --out trace)")
     return lines

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Literal
 
@@ -38,10 +37,14 @@ class RunConfig(BaseModel):
     llm: bool = False
     budget_usd: float = Field(default=5.0, gt=0)
     seed: int = 42
-    jobs: int = Field(default_factory=lambda: os.cpu_count() or 2, ge=1)
+    # None: chosen at run time from cores, memory and the brain server's connections.
+    jobs: int | None = Field(default=None, ge=1)
     executor: Literal["local", "docker"] = "local"
     mode: Literal["exec", "stream"] = "stream"
     timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0)
     database_url: str | None = None
     seams: dict[str, SeamOverride] = Field(default_factory=dict)
+    # --fixture: ids or globs; empty = the whole corpus.  A partial run is never gated.
+    fixture_ids: list[str] = Field(default_factory=list)
     cmd_args: list[str] = Field(default_factory=list)
+    keep: bool = False  # keep the run's work root (transcripts, payloads) for inspection

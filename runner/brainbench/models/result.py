@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer
 
+from brainbench.models.budget import Concurrency
 from brainbench.models.corpus import Suite, TurnGold
 
 Harness = Literal["openclaw", "claude-code", "codex"]
@@ -105,18 +106,33 @@ class RunInfo(_Model):
     complete: bool = True
     interrupted_by: str | None = None
     completed_fixtures: list[str] = Field(default_factory=list)
+    # The --fixture selection (ids or globs) when the run was not the whole corpus.
+    fixture_selection: list[str] | None = None
     # Only in an incomplete result: per-fixture scores that cells aggregate away,
     # so ``--resume`` can rebuild the finished part exactly.
     resume_state: dict[str, dict[str, Any]] | None = None
     seams: list[SeamInfo] = Field(default_factory=list)
     fault_counts: dict[str, int] = Field(default_factory=dict)
     extraction: dict[str, float | int] | None = None
+    # How ``jobs`` was chosen and the connections budgeted for it (brain/budget.py).
+    concurrency: Concurrency | None = None
+
+
+class TraceInfo(_Model):
+    """``_meta.trace``: where the per-turn evidence (``models.trace.TurnTrace`` rows) of this result lives."""
+
+    path: str | None = Field(default=None, description="Trace JSON lines, relative to the result file.")
+    sha256: str | None = None
+    rows: int = Field(default=0, ge=0)
+    context_cap: int = 0
+    work_root: str | None = Field(default=None, description="Kept work root (run --keep): transcripts, payloads.")
 
 
 class Meta(_Model):
     metric_glossary: dict[str, str] = Field(default_factory=dict)
     run: RunInfo | None = None
     faults: list[Fault] = Field(default_factory=list)
+    trace: TraceInfo | None = None
 
 
 class Breach(_Model):
@@ -147,11 +163,19 @@ class RunResult(_Model):
     seed_failures: list[SeedFailure]
     meta: Meta = Field(default_factory=Meta, alias="_meta")
     compare: CompareOutcome | None = None
+    # The per-turn evidence (TurnTrace rows) gathered by a run or loaded from its trace file;
+    # never serialised into the result itself.
+    _trace: list[Any] = PrivateAttr(default_factory=list)
+
+    @property
+    def trace(self) -> list[Any]:
+        return self._trace
 
     def to_json_dict(self) -> dict[str, Any]:
         doc = self.model_dump(mode="json", by_alias=True)
         if doc.get("compare") is None:
             doc.pop("compare", None)
-        if doc["_meta"].get("run") is None:
-            doc["_meta"].pop("run")
+        for key in ("run", "trace"):
+            if doc["_meta"].get(key) is None:
+                doc["_meta"].pop(key)
         return doc

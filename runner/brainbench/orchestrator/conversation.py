@@ -7,19 +7,21 @@ rollout file, or OpenClaw's message list).  The runner keeps the history.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tenacity import AsyncRetrying, retry_if_result, stop_after_attempt, wait_exponential
 
-from brainbench.executors.base import HookCall, HookOutcome, SeamProcess
+from brainbench.executors.base import SeamProcess
+from brainbench.harnesses.grading import Graded, grade
+from brainbench.harnesses.injected import estimate_tokens, slugs_in_text
+from brainbench.harnesses.registry import SeamSpec
+from brainbench.hooks.transcripts import HistoryItem, claude_transcript_lines, codex_rollout_lines, write_lines
+from brainbench.jsjson import stringify
+from brainbench.jsstring import trim, without_lone_surrogates
 from brainbench.models.corpus import PublicTurn
-from brainbench.reflex.render import estimate_tokens, slugs_in_text
-from brainbench.seams.outcome import Graded, grade
-from brainbench.seams.registry import SeamSpec
-from brainbench.seams.transcripts import HistoryItem, claude_transcript_lines, codex_rollout_lines, write_lines
+from brainbench.models.hook_io import HookCall, HookOutcome
 
 INFRA_ATTEMPTS = 3
 
@@ -31,6 +33,10 @@ class TurnOutcome:
     tokens: int
     latency_ms: float
     graded: Graded
+    # Raw evidence for the trace: what the seam process itself said.
+    exit_code: int | None = None
+    stderr: bytes = b""
+    timed_out: bool = False
 
 
 @dataclass
@@ -42,12 +48,24 @@ class Conversation:
     env: Mapping[str, str]
     timeout_s: float
     history: list[HistoryItem] = field(default_factory=list)
+    # The fixture's turns in array order.  When given, a Claude Code transcript
+    # is rebuilt from them (spec §4.3, issue 13 rule 3) rather than from replay history.
+    script: Sequence[PublicTurn] | None = None
+    injections: dict[int, str] = field(default_factory=dict)
     session_context: str | None = None
     pending_session_tokens: int = 0
     faults: list[tuple[int, Graded]] = field(default_factory=list)
+    # run --keep: every payload and answer is written here, named by call order.
+    payload_dir: Path | None = None
+    calls: int = 0
 
-    async def _call(self, message: dict[str, object], event: str) -> tuple[Graded, float]:
-        payload = json.dumps(message, ensure_ascii=False).encode()
+    async def _call(self, message: dict[str, object], event: str) -> tuple[Graded, HookOutcome]:
+        # JSON.stringify, as a JS harness sends it.  An earlier injection clipped
+        # inside a surrogate pair (OpenClaw's message list carries it) goes as
+        # U+FFFD: the executors re-encode the payload as UTF-8, where a lone half
+        # cannot go (docs/FIDELITY.md).  Prior context only feeds substring
+        # suppression (slugs, whole titles): only a title holding U+FFFD could tell.
+        payload = stringify(without_lone_surrogates(message)).encode()
         call = HookCall(payload, self.env, self.timeout_s)
         # Infrastructure faults (seam could not start, brain unreachable) are
         # retried; anything the seam decided is graded as it came, never retried.
@@ -58,7 +76,10 @@ class Conversation:
             retry_error_callback=lambda state: state.outcome.result() if state.outcome else None,
         )
         outcome: HookOutcome = await retrying(self.process.call, call)
-        return grade(outcome, self.spec.dialect, event), outcome.duration_ms
+        self.calls += 1
+        if self.payload_dir is not None:
+            self._keep(payload, outcome, event)
+        return grade(outcome, self.spec.dialect, event), outcome
 
     async def begin(self) -> Graded | None:
         if not self.spec.session_start:
@@ -71,6 +92,15 @@ class Conversation:
             self.history.append(HistoryItem("context", graded.context))
         return graded
 
+    def _keep(self, payload: bytes, outcome: HookOutcome, event: str) -> None:
+        assert self.payload_dir is not None
+        self.payload_dir.mkdir(parents=True, exist_ok=True)
+        stem = self.payload_dir / f"{self.calls:03d}-{event}"
+        stem.with_suffix(".in.json").write_bytes(payload)
+        stem.with_suffix(".out").write_bytes(outcome.stdout)
+        if outcome.stderr:
+            stem.with_suffix(".err").write_bytes(outcome.stderr)
+
     def _base(self, event: str) -> dict[str, object]:
         return {"hook_event_name": event, "session_id": self.session_id, "cwd": str(self.workdir),
                 "permission_mode": "default"}
@@ -79,7 +109,7 @@ class Conversation:
         message = self._base("UserPromptSubmit") | {"prompt": turn.text}
         if self.spec.prior == "transcript":
             path = self.workdir / "claude" / "projects" / "brainbench" / f"{self.session_id}.jsonl"
-            write_lines(path, claude_transcript_lines(h for h in self.history if not self._is_session(h)))
+            write_lines(path, claude_transcript_lines(self._transcript_before(turn)))
             message["transcript_path"] = str(path)
         elif self.spec.prior == "rollout":
             path = self.workdir / "codex" / "sessions" / f"{self.session_id}.jsonl"
@@ -93,23 +123,43 @@ class Conversation:
             ]
         return message
 
+    def _transcript_before(self, turn: PublicTurn) -> list[HistoryItem]:
+        """What a Claude Code transcript holds before ``turn``.
+
+        gbrain's adapter walks the fixture's turns in array order and stops at the
+        first whose id is >= this turn's, so with turn ids out of order an earlier
+        turn (and its injection) can be left out, and with it the dedupe it causes.
+        """
+        if self.script is None:
+            return [h for h in self.history if not self._is_session(h)]
+        out: list[HistoryItem] = []
+        for t in self.script:
+            if t.turn_id >= turn.turn_id:
+                break
+            out.append(HistoryItem(t.role, t.text))
+            if t.turn_id in self.injections:
+                out.append(HistoryItem("context", self.injections[t.turn_id]))
+        return out
+
     def _is_session(self, item: HistoryItem) -> bool:
         return self.session_context is not None and item is self.history[0] and item.role == "context"
 
     async def user_turn(self, turn: PublicTurn) -> TurnOutcome:
-        graded, latency = await self._call(self._message(turn), "UserPromptSubmit")
+        graded, raw = await self._call(self._message(turn), "UserPromptSubmit")
         if graded.fault is not None:
             self.faults.append((turn.turn_id, graded))
         context = graded.context
         tokens = estimate_tokens(context)
-        if self.pending_session_tokens and turn.text.strip():
+        if self.pending_session_tokens and trim(turn.text):
             # Session context is billed to the first prompt actually submitted.
             tokens += self.pending_session_tokens
             self.pending_session_tokens = 0
         self.history.append(HistoryItem("user", turn.text))
         if context:
             self.history.append(HistoryItem("context", context))
-        return TurnOutcome(context, slugs_in_text(context), tokens, latency, graded)
+            self.injections[turn.turn_id] = context
+        return TurnOutcome(context, slugs_in_text(context), tokens, raw.duration_ms, graded,
+                           raw.exit_code, raw.stderr, raw.timed_out)
 
     def assistant_turn(self, turn: PublicTurn) -> None:
         self.history.append(HistoryItem("assistant", turn.text))

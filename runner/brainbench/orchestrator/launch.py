@@ -15,9 +15,9 @@ from pathlib import Path
 import anyio
 
 from brainbench.executors.base import Executor, RunContext, SeamLaunch, SeamProcess
+from brainbench.harnesses.registry import SEAMS, SeamSpec
 from brainbench.models.config import RunConfig
 from brainbench.models.result import SeamInfo
-from brainbench.seams.registry import SEAMS, SeamSpec
 
 
 @dataclass
@@ -34,14 +34,14 @@ def provider_for(config: RunConfig, harness: str) -> str:
     return "docker" if config.executor == "docker" or (override and override.image) else "local"
 
 
-def make_executor(kind: str, config: RunConfig) -> Executor:
+def make_executor(kind: str, pool_size: int) -> Executor:
     if kind == "docker":
         from brainbench.executors.docker import DockerExecutor  # lazy: the SDK is an optional extra
 
-        return DockerExecutor(pool_size=config.jobs)
+        return DockerExecutor(pool_size=pool_size)
     from brainbench.executors.local import LocalExecutor
 
-    return LocalExecutor(pool_size=config.jobs)
+    return LocalExecutor(pool_size=pool_size)
 
 
 @dataclass
@@ -55,7 +55,7 @@ class Providers:
     async def prepare(self) -> None:
         kinds = sorted({provider_for(self.config, h) for h in self.config.harnesses})
         for kind in kinds:
-            self.executors[kind] = make_executor(kind, self.config)
+            self.executors[kind] = make_executor(kind, self.context.pool_size)
         async with anyio.create_task_group() as tg:
             for executor in self.executors.values():
                 tg.start_soon(executor.prepare, self.context)

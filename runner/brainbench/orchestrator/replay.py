@@ -8,9 +8,11 @@ from pathlib import Path
 
 from brainbench.corpus.loader import LoadedFixture
 from brainbench.executors.base import SeamProcess
+from brainbench.harnesses.registry import SeamSpec
+from brainbench.jsstring import without_lone_surrogates
 from brainbench.models.result import Fault, TurnRow
-from brainbench.orchestrator.conversation import Conversation
-from brainbench.seams.registry import SeamSpec
+from brainbench.models.trace import CONTEXT_CAP, STDERR_TAIL, TurnTrace
+from brainbench.orchestrator.conversation import Conversation, TurnOutcome
 
 
 @dataclass
@@ -20,6 +22,8 @@ class SeamReplay:
     injected: set[str] = field(default_factory=set)
     # turn_id → the exact injected text (None = silence); for inspection and conformance tests.
     contexts: dict[int, str | None] = field(default_factory=dict)
+    # One evidence row per user turn; verdicts and reasons are added by orchestrator.diagnose.
+    traces: list[TurnTrace] = field(default_factory=list)
 
 
 def cross_source(slugs: Sequence[str], slug_sources: Mapping[str, set[str]], active: str) -> list[str]:
@@ -37,9 +41,12 @@ async def replay_fixture(
     workdir: Path,
     timeout_s: float,
     slug_sources: Mapping[str, set[str]],
+    keep: bool = False,
+    image: str | None = None,
 ) -> SeamReplay:
     fx = item.fixture
-    conv = Conversation(spec, process, f"brainbench-{fx.fixture_id}-1", workdir, env, timeout_s)
+    conv = Conversation(spec, process, f"brainbench-{fx.fixture_id}-1", workdir, env, timeout_s,
+                        payload_dir=workdir / "payloads" if keep else None, script=item.public_turns())
     out = SeamReplay()
     started = await conv.begin()
     if started is not None and started.fault is not None:
@@ -56,6 +63,7 @@ async def replay_fixture(
         out.injected.update(result.slugs)
         out.contexts[turn.turn_id] = result.context
         leaked = cross_source(result.slugs, slug_sources, fx.source)
+        out.traces.append(_evidence(item, turn.turn_id, turn.text, spec, result, suites, image))
         for suite in suites:
             out.rows.append(TurnRow(
                 fixture_id=fx.fixture_id,
@@ -69,3 +77,24 @@ async def replay_fixture(
                 latency_ms=round(result.latency_ms * 1000) / 1000,
             ))
     return out
+
+
+def _printable(text: str) -> str:
+    # The trace is UTF-8 JSON: half a surrogate pair (gbrain's clip can cut one,
+    # docs/FIDELITY.md) is shown as U+FFFD there; the scored text keeps it.
+    return without_lone_surrogates(text)  # type: ignore[no-any-return]
+
+
+def _evidence(item: LoadedFixture, turn_id: int, prompt: str, spec: SeamSpec, result: TurnOutcome,
+              suites: Sequence[str], image: str | None) -> TurnTrace:
+    context = result.context
+    stderr = result.stderr.decode("utf-8", errors="replace")
+    return TurnTrace(
+        fixture_id=item.fixture_id, turn_id=turn_id, harness=spec.harness, suites=list(suites),  # type: ignore[arg-type]
+        image=image, prompt=prompt, prior_messages=0, prior_injections=0,
+        context=_printable(context[:CONTEXT_CAP]) if context else None, context_chars=len(context or ""),
+        injected_slugs=result.slugs, injected_tokens=result.tokens, exit_code=result.exit_code,
+        timed_out=result.timed_out, stderr_tail=stderr[-STDERR_TAIL:], fault_class=result.graded.fault,
+        fault_detail=result.graded.detail, latency_ms=round(result.latency_ms * 1000) / 1000,
+        gold=item.gold.turns.get(str(turn_id)),
+    )

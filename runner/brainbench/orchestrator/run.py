@@ -21,13 +21,16 @@ from typing import Any
 import anyio
 import psycopg
 
+from brainbench.brain.budget import Mode, choose_concurrency, describe_choice, probe_capacity, warm_workers
 from brainbench.brain.databases import Brain, BrainDatabases, sweep_databases
 from brainbench.brain.seeding import SeedError, SeedReport, seed_fixture
-from brainbench.brain.server import PostgresServer, ServerError, open_server
+from brainbench.brain.server import ExternalPostgres, PostgresServer, ServerError, open_server
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
 from brainbench.executors.base import ExecutorError, RunContext
+from brainbench.models.budget import Concurrency
 from brainbench.models.config import RunConfig
-from brainbench.models.result import Fault, Receipt, RunInfo, RunResult, SeedFailure, TurnRow
+from brainbench.models.result import Fault, Receipt, RunInfo, RunResult, SeedFailure, TraceInfo, TurnRow
+from brainbench.models.trace import CONTEXT_CAP, TurnTrace
 from brainbench.orchestrator.assemble import assemble_cells, metric_names
 from brainbench.orchestrator.launch import ActiveSeam, Providers, start_seams
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
@@ -54,6 +57,7 @@ class FixtureOutcome:
     write_back: Any | None = None
     continuity: dict[str, Any] = field(default_factory=dict)  # harness → ContinuityScore
     seed_failure: SeedFailure | None = None
+    traces: list[TurnTrace] = field(default_factory=list)
 
 
 def git_sha() -> str:
@@ -63,6 +67,15 @@ def git_sha() -> str:
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"
     return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
+
+
+def seam_modes(config: RunConfig) -> list[Mode]:
+    """Each seam's invocation mode, as _start_seam will choose it."""
+    modes: list[Mode] = []
+    for harness in dict.fromkeys(config.harnesses):
+        override = config.seams.get(harness)
+        modes.append((override.mode if override and override.mode else None) or config.mode)
+    return modes
 
 
 class Runner:
@@ -76,6 +89,14 @@ class Runner:
         self.started_at = datetime.now(UTC)
         self.seams: dict[str, ActiveSeam] = {}
         self.interrupted_by: str | None = None
+        self.work_root: Path | None = None
+        self.concurrency: Concurrency | None = None  # chosen by run_benchmark against the server
+
+    @property
+    def jobs(self) -> int:
+        if self.concurrency is not None:
+            return self.concurrency.jobs
+        return self.config.jobs or 1
 
     # --- per fixture ----------------------------------------------------------------
 
@@ -91,8 +112,19 @@ class Runner:
             env = {**seam.env, **self._env(url, item.fixture.source, workdir)}
             replays.append(await replay_fixture(item, seam.spec, seam.process, suites=suites, env=env,
                                                 workdir=workdir, timeout_s=seam.timeout_s,
-                                                slug_sources=slug_sources))
+                                                slug_sources=slug_sources, keep=self.config.keep,
+                                                image=seam.info.image))
         return replays
+
+    async def _diagnose(self, conn: Any, item: LoadedFixture, replays: list[SeamReplay],
+                        slug_sources: dict[str, set[str]]) -> list[TurnTrace]:
+        # While the brain is still leased: the reference replays missed turns on this same brain.
+        from brainbench.orchestrator.diagnose import diagnose_replay
+
+        def work() -> list[TurnTrace]:
+            return [t for r in replays for t in diagnose_replay(conn, item, r.traces, r.contexts, slug_sources)]
+
+        return await anyio.to_thread.run_sync(work)
 
     async def _regular(self, item: LoadedFixture, dbs: BrainDatabases, workroot: Path) -> FixtureOutcome:
         async with self._brain(dbs) as brain:
@@ -108,9 +140,11 @@ class Runner:
             return out
         suites = retrieval_suites(item, self.config)
         if suites:
-            for replay in await self._replay_all(item, suites, url, workroot, item.fixture_id, report.slug_sources):
+            replays = await self._replay_all(item, suites, url, workroot, item.fixture_id, report.slug_sources)
+            for replay in replays:
                 out.rows += replay.rows
                 out.faults += replay.faults
+            out.traces += await self._diagnose(conn, item, replays, report.slug_sources)
         if wants_write_back(item, self.config):
             out.write_back = await anyio.to_thread.run_sync(self._write_back, conn, item)
         return out
@@ -165,6 +199,7 @@ class Runner:
             out.faults += replay.faults
             out.continuity[harness] = await anyio.to_thread.run_sync(
                 _score_continuity, conn, pair.reader, replay.injected)
+        out.traces += await self._diagnose(conn, pair.reader, replays, slug_sources)
         return out
 
     # --- whole run ----------------------------------------------------------------------
@@ -172,8 +207,10 @@ class Runner:
     async def _run(self, server: PostgresServer) -> None:
         dbs = BrainDatabases(server, self.run_id)
         workroot = Path(tempfile.mkdtemp(prefix=f"brainbench-run-{self.run_id}-", dir=scratch_parent()))
+        self.work_root = workroot
+        # Warm stream processes per seam: bounded by cores, not jobs (brain/budget.py counts them).
         providers = Providers(self.config, RunContext(run_id=self.run_id, database_url=server.database_url("postgres"),
-                                                      work_root=workroot, pool_size=self.config.jobs))
+                                                      work_root=workroot, pool_size=warm_workers(self.jobs)))
         self.llm_extractor: Any = None
         if self.config.llm:
             from brainbench.writeback import extractors
@@ -196,7 +233,7 @@ class Runner:
             async with anyio.create_task_group() as start_up:
                 start_up.start_soon(prepare_brains)
                 start_up.start_soon(prepare_seams)
-            limiter = anyio.CapacityLimiter(self.config.jobs)
+            limiter = anyio.CapacityLimiter(self.jobs)
 
             async def one(key: str, work: Callable[[], Any]) -> None:
                 async with limiter:
@@ -217,7 +254,8 @@ class Runner:
                         await seam.process.stop()
                 await providers.close(interrupted=self.interrupted_by is not None)
                 await anyio.to_thread.run_sync(dbs.close)
-                shutil.rmtree(workroot, ignore_errors=True)
+                if not self.config.keep:
+                    shutil.rmtree(workroot, ignore_errors=True)
 
     async def run(self, server: PostgresServer) -> RunResult:
         async with anyio.create_task_group() as outer:
@@ -270,6 +308,7 @@ class Runner:
                 write_back=WriteBackScore.model_validate(saved["write_back"]) if saved.get("write_back") else None,
                 continuity={h: ContinuityScore.model_validate(c) for h, c in (saved.get("continuity") or {}).items()},
                 seed_failure=SeedFailure.model_validate(saved["seed_failure"]) if saved.get("seed_failure") else None,
+                traces=[t for t in previous.trace if t.fixture_id == fid],
             )
 
     def ordered_keys(self) -> list[str]:
@@ -284,14 +323,15 @@ class Runner:
         for f in faults:
             fault_counts[f.fault_class] = fault_counts.get(f.fault_class, 0) + 1
         meta_run = RunInfo(
-            run_id=self.run_id, executor=self.config.executor, jobs=self.config.jobs,
+            run_id=self.run_id, executor=self.config.executor, jobs=self.jobs,
             harnesses=list(self.config.harnesses), suites=list(self.config.suites),
             started_at=self.started_at.isoformat().replace("+00:00", "Z"),
             finished_at=datetime.now(UTC).isoformat().replace("+00:00", "Z"),
             complete=complete, interrupted_by=interrupted_by,
             completed_fixtures=[k for k in self.ordered_keys() if k in self.outcomes],
+            fixture_selection=list(self.config.fixture_ids) or None,
             seams=[s.info for s in self.seams.values()], fault_counts=fault_counts,
-            resume_state=None if complete else self._resume_state(),
+            resume_state=None if complete else self._resume_state(), concurrency=self.concurrency,
         )
         receipt = Receipt(
             fixtures_hash=self.corpus.fixtures_hash, harness_sha=git_sha(),
@@ -301,11 +341,16 @@ class Runner:
         )
         from brainbench.metrics.glossary import glossary_for
 
-        return RunResult.model_validate({
+        traces = [t for o in done for t in o.traces]
+        kept = str(self.work_root) if self.config.keep and self.work_root else None
+        result = RunResult.model_validate({
             "receipt": receipt, "cells": cells, "turn_rows": rows,
             "seed_failures": [o.seed_failure for o in done if o.seed_failure is not None],
-            "_meta": {"metric_glossary": glossary_for(metric_names(cells)), "run": meta_run, "faults": faults},
+            "_meta": {"metric_glossary": glossary_for(metric_names(cells)), "run": meta_run, "faults": faults,
+                      "trace": TraceInfo(rows=len(traces), context_cap=CONTEXT_CAP, work_root=kept) if kept else None},
         })
+        result.trace.extend(traces)
+        return result
 
 
 def _terminate(signum: int, _frame: object) -> None:
@@ -318,8 +363,23 @@ def _score_continuity(conn: Any, reader: LoadedFixture, injected: set[str]) -> A
     return score_continuity(conn, reader, injected)
 
 
+def _open_budgeted(config: RunConfig, runner: Runner, notify: Progress) -> PostgresServer:
+    """Choose the run's jobs against the server's connections, then open (or size) the server."""
+    modes = seam_modes(config)
+    if config.database_url:
+        server = ExternalPostgres(config.database_url)
+        capacity = probe_capacity(server.database_url("postgres"))
+        runner.concurrency = choose_concurrency(config.jobs, modes, capacity)
+        notify(describe_choice(runner.concurrency, capacity))
+        return server
+    runner.concurrency = choose_concurrency(config.jobs, modes)
+    notify(describe_choice(runner.concurrency))
+    return open_server(None, max_connections=runner.concurrency.server_max_connections)
+
+
 def run_benchmark(config: RunConfig, corpus: Corpus, progress: Progress | None = None,
-                  resume: RunResult | None = None) -> RunResult:
+                  resume: RunResult | None = None, notify: Progress | None = None) -> RunResult:
+    """Run the benchmark; ``notify`` receives the one-line diagnostics (the jobs chosen, warnings)."""
     runner = Runner(config, corpus, progress)
     if resume is not None:
         runner.resume_from(resume)
@@ -327,7 +387,7 @@ def run_benchmark(config: RunConfig, corpus: Corpus, progress: Progress | None =
     # (its default action would kill us with the server still running).
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        server = open_server(config.database_url)
+        server = _open_budgeted(config, runner, notify or (lambda _: None))
     except KeyboardInterrupt as exc:
         return runner.result(complete=False, interrupted_by=str(exc) or "SIGINT")
     finally:

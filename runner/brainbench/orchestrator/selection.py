@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
 from brainbench.models.config import RunConfig
@@ -20,8 +22,24 @@ class Plan:
         return not self.regular and not self.pairs
 
 
+def selected(fixture_id: str, patterns: Sequence[str]) -> bool:
+    """``--fixture`` matching: exact ids or shell globs; no patterns selects everything."""
+    return not patterns or any(fnmatchcase(fixture_id, p) for p in patterns)
+
+
+def unmatched_patterns(corpus: Corpus, patterns: Sequence[str]) -> list[str]:
+    ids = [item.fixture_id for item in corpus.fixtures]
+    return [p for p in patterns if not any(fnmatchcase(i, p) for i in ids)]
+
+
 def plan_run(corpus: Corpus, config: RunConfig) -> Plan:
+    """What runs.  Selecting either half of a continuity pair runs the whole pair
+    (the reader is scored on what the writer's write-back stored); the other half's
+    own retrieval suites run only if it is selected too."""
     requested = set(config.suites)
+    patterns = config.fixture_ids
+    chosen_pairs = {pid for pid, pair in corpus.pairs.items()
+                    if selected(pair.writer.fixture_id, patterns) or selected(pair.reader.fixture_id, patterns)}
     regular: list[LoadedFixture] = []
     pair_order: list[str] = []
     for item in corpus.fixtures:
@@ -31,11 +49,13 @@ def plan_run(corpus: Corpus, config: RunConfig) -> Plan:
         if not requested.intersection(fx.suites):
             continue
         if fx.continuity is not None and "continuity" in requested:
-            if fx.continuity.pair_id not in pair_order:
+            if fx.continuity.pair_id not in pair_order and fx.continuity.pair_id in chosen_pairs:
                 pair_order.append(fx.continuity.pair_id)
             others = set(fx.suites) - {"continuity", "write-back"}
             if not requested.intersection(others):
                 continue
+        if not selected(item.fixture_id, patterns):
+            continue
         regular.append(item)
     pairs = []
     for pair_id in pair_order:

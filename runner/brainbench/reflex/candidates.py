@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import regex
 
 from brainbench.brain.aliases import normalize_alias
+from brainbench.jsstring import WS, is_space, js_len, js_slice, split_ws, trim
 from brainbench.reflex.vocab import (
     COMMON_WORDS,
     MAX_CANDIDATES,
@@ -18,15 +19,16 @@ from brainbench.reflex.vocab import (
 
 _HANDLE = regex.compile(r"@([A-Za-z0-9_]{2,})")
 _CAP_TOKEN = r"\p{Lu}[\p{L}0-9'’\-]*(?:\.\p{L}[\p{L}0-9'’\-]*)*"
-_CAP_RUN = regex.compile(rf"{_CAP_TOKEN}(?:\s+{_CAP_TOKEN}){{0,3}}")
+_CAP_RUN = regex.compile(rf"{_CAP_TOKEN}(?:{WS}+{_CAP_TOKEN}){{0,3}}")
 _WEAK = regex.compile(r"(?<![\p{L}\p{N}'’@-])\p{Ll}[\p{L}\p{N}'’-]{2,}(?![\p{L}\p{N}'’-])")
-_NUMBER = regex.compile(r"^[0-9][0-9.,]*$")
-_WS = regex.compile(r"\s")
+_NUMBER = regex.compile(r"^[0-9][0-9.,]*\Z")
+_WS = regex.compile(WS)
 _CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]")
-_CJK_RUN = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]{2,}")
-_HIRAGANA_ONLY = regex.compile(r"^\p{Hiragana}+$")
-_POSSESSIVE = regex.compile(r"['’]s$", regex.IGNORECASE)
-_APOSTROPHE = regex.compile(r"['’]$")
+_CJK_RUN = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+")
+_HIRAGANA_ONLY = regex.compile(r"^\p{Hiragana}+\Z")
+# [sS], not IGNORECASE: JS /i without the u flag never folds ſ (U+017F) onto s.
+_POSSESSIVE = regex.compile(r"['’][sS]\Z")
+_APOSTROPHE = regex.compile(r"['’]\Z")
 _SENTENCE_MARKS = frozenset(".!?:;•-([\"“")
 
 
@@ -47,7 +49,7 @@ def strip_possessive(text: str) -> str:
 
 def is_at_sentence_start(text: str, index: int) -> bool:
     i = index - 1
-    while i >= 0 and text[i].isspace():
+    while i >= 0 and is_space(text[i]):
         i -= 1
     return i < 0 or text[i] in _SENTENCE_MARKS
 
@@ -67,21 +69,21 @@ def extract_candidates(text: str) -> list[Candidate]:
     found: dict[str, _Sighting] = {}
 
     def consider(display: str, query: str, mid_sentence: bool) -> None:
-        q = strip_possessive(query.strip())
+        q = strip_possessive(trim(query))
         norm = normalize_alias(q)
         if not q or not norm:
             return
         if norm in found:
             found[norm].mid_sentence |= mid_sentence
             return
-        found[norm] = _Sighting(display.strip(), q, bool(_WS.search(q)), mid_sentence)
+        found[norm] = _Sighting(trim(display), q, bool(_WS.search(q)), mid_sentence)
 
     for m in _HANDLE.finditer(text):
         consider(m.group(0), m.group(1), True)
     for m in _CAP_RUN.finditer(text):
         surface = m.group(0)
         consider(surface, surface, not is_at_sentence_start(text, m.start()))
-        tokens = surface.split()
+        tokens = split_ws(surface)
         lead = 0
         while lead < len(tokens) and strip_possessive(tokens[lead]).lower() in STOPWORDS:
             lead += 1
@@ -93,7 +95,7 @@ def extract_candidates(text: str) -> list[Candidate]:
     for s in found.values():
         if not s.multi_token:
             lower = s.query.lower()
-            if len(s.query) < 2 or _NUMBER.match(s.query) or lower in STOPWORDS:
+            if js_len(s.query) < 2 or _NUMBER.match(s.query) or lower in STOPWORDS:
                 continue
             if lower in COMMON_WORDS and not s.mid_sentence:
                 continue
@@ -108,7 +110,7 @@ def extract_candidates(text: str) -> list[Candidate]:
             break
         raw = strip_possessive(m.group(0))
         lower = raw.lower()
-        if len(raw) < 3 or lower in STOPWORDS or lower in COMMON_WORDS:
+        if js_len(raw) < 3 or lower in STOPWORDS or lower in COMMON_WORDS:
             continue
         norm = normalize_alias(raw)
         if not norm or norm in taken:
@@ -125,14 +127,19 @@ def _cjk_candidates(text: str, taken: set[str]) -> list[Candidate]:
     out: list[Candidate] = []
     for m in _CJK_RUN.finditer(text):
         run = m.group(0)
-        grams = [run] if len(run) <= 4 else [
-            run[i : i + n] for i in range(len(run)) for n in (4, 3, 2) if i + n <= len(run)
+        # Lengths and n-grams in UTF-16 units, as gbrain's ``run.length`` and
+        # ``run.slice``: an astral Han character is 2 long and may be cut in half.
+        size = js_len(run)
+        if size < 2:
+            continue
+        grams = [run] if size <= 4 else [
+            js_slice(run, i, i + n) for i in range(size - 1) for n in (4, 3, 2) if i + n <= size
         ]
         for gram in grams:
             if _HIRAGANA_ONLY.match(gram):
                 continue
             norm = normalize_alias(gram)
-            if norm in taken:
+            if not norm or norm in taken:
                 continue
             taken.add(norm)
             out.append(Candidate(gram, gram, weak=True))

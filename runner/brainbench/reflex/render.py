@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -15,7 +13,6 @@ _POINTER_INTRO = (
     "details — do not answer from memory."
 )
 _SUFFIX = " (use get_page before relying on details)"
-_SLUG_IN_TEXT = re.compile(r"→ `([^`\n]+)`")
 
 
 @dataclass(frozen=True)
@@ -34,13 +31,6 @@ class Volunteered:
     pointer: Pointer
     confidence: float
     rationale: str
-
-
-def estimate_tokens(text: str | None) -> int:
-    """ceil(length / 4) in UTF-16 code units, the length JavaScript reports."""
-    if not text:
-        return 0
-    return math.ceil(len(text.encode("utf-16-le")) / 2 / 4)
 
 
 def _pointer_line(p: Pointer) -> str:
@@ -67,10 +57,3 @@ def render_turn_context(pointers: Sequence[Pointer], volunteered: Sequence[Volun
     if not sections:
         return ""
     return "\n\n".join([CONTEXT_MARKER, *sections])
-
-
-def slugs_in_text(text: str | None) -> list[str]:
-    """Slugs a reader of the injected text would open: every ``→ `slug``` in order, unique."""
-    if not text:
-        return []
-    return list(dict.fromkeys(_SLUG_IN_TEXT.findall(text)))

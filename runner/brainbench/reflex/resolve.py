@@ -14,6 +14,7 @@ import regex
 from brainbench.brain import store
 from brainbench.brain.aliases import normalize_alias
 from brainbench.brain.store import PageRow
+from brainbench.jsstring import WS, js_len, js_slice, trim, trim_end
 from brainbench.reflex.candidates import Candidate
 from brainbench.reflex.render import Pointer
 
@@ -21,9 +22,12 @@ Suppression = Literal["slug-and-title", "slug-only"]
 ARM_CONFIDENCE = {"alias": 0.9, "title": 0.8, "title-surname": 0.72, "cjk-title": 0.72, "slug-suffix": 0.6}
 DEFAULT_MAX_POINTERS = 3
 _UPPER_FIRST = regex.compile(r"^\p{Lu}")
-_PURE_CJK = regex.compile(r"^[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+$")
-_WS_RUN = re.compile(r"\s+")
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s")
+_PURE_CJK = regex.compile(r"^[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+\Z")
+_WS_RUN = re.compile(WS + "+")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])" + WS)
+# gbrain: /^---[\s\S]*?---\s*/m -- the first block opening at any line start; JS's
+# multiline ^ also follows CR, U+2028 and U+2029, which Python's re.M does not.
+_FRONT_BLOCK = re.compile(r"(?:\A|(?<=[\n\r\u2028\u2029]))---.*?---" + WS + "*", re.S)
 _FENCE = re.compile(r"```(?:takes|private-facts?)\b.*?```", re.S)
 
 
@@ -39,20 +43,21 @@ def _escape_like(text: str) -> str:
 
 
 def clip(text: str, n: int) -> str:
-    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+    """gbrain's clip in UTF-16 units: the cut may split a surrogate pair, leaving its lone half."""
+    return text if js_len(text) <= n else trim_end(js_slice(text, 0, n - 1)) + "…"
 
 
 def synopsis(page: PageRow) -> str:
     summary = page.frontmatter.get("summary")
-    if isinstance(summary, str) and summary.strip():
-        return clip(_WS_RUN.sub(" ", summary).strip(), 160)
+    if isinstance(summary, str) and trim(summary):
+        return clip(trim(_WS_RUN.sub(" ", summary)), 160)
     body = _FENCE.sub("", page.compiled_truth)
-    body = re.sub(r"\A\s*---.*?---", "", body, flags=re.S)
+    body = _FRONT_BLOCK.sub("", body, count=1)
     for line in body.split("\n"):
-        line = line.strip()
+        line = trim(line)
         if line and not line.startswith("#") and not line.startswith("<!--"):
             first = _SENTENCE_SPLIT.split(line, maxsplit=1)[0]
-            return clip(_WS_RUN.sub(" ", first).strip(), 160)
+            return clip(trim(_WS_RUN.sub(" ", first)), 160)
     return ""
 
 
@@ -98,7 +103,7 @@ def _prepare(candidates: Sequence[Candidate], lexical_arms: bool) -> _Inputs:
             ins.suffixes.append("%/" + slug)
             ins.slug_to_norm.setdefault(slug, norm)
         single_token = not _WS_RUN.search(c.query)
-        if lexical_arms and single_token and len(c.query) >= 3 and _UPPER_FIRST.match(c.query):
+        if lexical_arms and single_token and js_len(c.query) >= 3 and _UPPER_FIRST.match(c.query):
             ins.surname_tokens.setdefault(c.query.lower(), norm)
     return ins
 

@@ -10,7 +10,16 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-ANCHOR = re.compile(r"^\*\*(.+?)\*\*\s*\((\d{4}-\d{2}-\d{2})\s+(\d{1,2}):(\d{2})\s*(AM|PM|am|pm)?\)\s*:\s*(.*)$")
+from brainbench.jsstring import WS
+
+# The JS regex ^\*\*(.+?)\*\*\s*\((\d{4}-\d{2}-\d{2})\s+(\d{1,2}):(\d{2})\s*(AM|PM|am|pm)?\)\s*:\s*(.*)$
+# with JS meanings: \s is ECMAScript whitespace, \d is ASCII, "." stops at every JS
+# line terminator (CR, U+2028, U+2029 too) and $ is the end of the line only.
+_ANY = r"[^\n\r\u2028\u2029]"
+ANCHOR = re.compile(
+    rf"^\*\*({_ANY}+?)\*\*{WS}*\(([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}){WS}+([0-9]{{1,2}}):([0-9]{{2}}){WS}*"
+    rf"(AM|PM|am|pm)?\){WS}*:{WS}*({_ANY}*)\Z"
+)
 
 
 @dataclass(frozen=True)

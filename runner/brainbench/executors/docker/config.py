@@ -13,7 +13,8 @@ LABEL_SEAM = "brainbench.seam"
 # The owning process instance (models.owner.Owner as JSON): what sweeps judge liveness by.
 LABEL_OWNER = "brainbench.owner"
 LABEL_CREATED = "brainbench.created"
-# On an image: the invocation modes it speaks, a comma list ("exec,stream"); absent = exec only.
+# Image label: the invocation modes a hook image speaks, a comma list such as
+# "exec,stream"; absent means exec only (the standard hook contract).
 LABEL_MODES = "io.brainbench.modes"
 
 # Where the stream wrapper records the long-lived hook's pid so a timeout can kill it

@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING, Any
 from ..base import InvocationMode, SeamLaunch
 from .cleanup import owner_labels
 from .config import CONTRACT_VERSION, LABEL_SEAM
-from .failures import DockerInfraError, is_transient
+from .failures import (
+    DockerInfraError,
+    ImageContractError,
+    check_started,
+    is_transient,
+    missing_shell,
+    no_shell_message,
+)
 from .hardening import create_kwargs, resolve_user, user_spec
 from .image import ImageFacts, inspect_image, read_accounts
 from .mounts import seam_mounts
@@ -94,9 +101,10 @@ class SeamContainer:
         self.mode = choose_mode(self.launch, facts)
         command = list(self.launch.command)
         if command and command[0] == sys.executable:
-            if facts.labels.get("io.brainbench.kind") != "contract" and "brainbench.seams." in " ".join(command):
-                # A production image behind a seam: our adapter's command means nothing
-                # there; the image's own ENTRYPOINT/CMD is its hook.
+            if "-m brainbench.hooks" in " ".join(command):
+                # Our adapter's command names a module of the runner's checkout; inside an
+                # image the image's own ENTRYPOINT/CMD is its hook (for our contract images
+                # the same adapter, as built into that image).
                 command = list(facts.command)
             else:
                 # The runner's interpreter is a host path; our images put their venv's
@@ -106,11 +114,18 @@ class SeamContainer:
             command.remove("--stream")
         self.hook_cmd = hook_command(command or list(facts.command))
         if not self.hook_cmd:
-            raise DockerInfraError(f"{self.image_ref}: no hook command (SeamLaunch.command is empty and "
-                                   "the image has no ENTRYPOINT/CMD)")
+            raise ImageContractError(
+                f"image {self.image_ref} has no ENTRYPOINT or CMD, so it has no hook to run: add "
+                "ENTRYPOINT [\"/path/to/hook\"] to its Dockerfile, or give `command` in seams.toml")
         self.base_env = self.executor.container_env(self.launch.env)
         with self._lock:
-            self.container = api.retry(self._create_and_start)
+            try:
+                self.container = api.retry(self._create_and_start)
+            except Exception as exc:
+                if missing_shell(exc):
+                    raise ImageContractError(no_shell_message(self.image_ref)) from exc
+                raise
+            check_started(self.container, self.image_ref)
 
     def _create_and_start(self) -> Any:
         ex = self.executor

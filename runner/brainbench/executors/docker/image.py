@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .config import LABEL_MODES
-from .failures import DockerInfraError
+from .failures import ImageNotFound
 from .users import Accounts
 
 if TYPE_CHECKING:
@@ -48,9 +48,7 @@ def inspect_image(api: DockerApi, ref: str) -> ImageFacts:
     try:
         image = api.retry(api.client.images.get, ref)
     except docker.errors.ImageNotFound as exc:
-        hint = ("build it with `brainbench images build --offline` (or scripts/build-images)"
-                if ref.startswith("brainbench/") else f"`docker pull {ref}` or `docker build -t {ref} .` first")
-        raise DockerInfraError(f"image {ref} not found; {hint}") from exc
+        raise ImageNotFound(ref) from exc
     digests = image.attrs.get("RepoDigests") or []
     cfg = image.attrs.get("Config") or {}
     return ImageFacts(ref=ref, id=image.id, digest=digests[0].split("@", 1)[-1] if digests else image.id,

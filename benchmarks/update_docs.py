@@ -1,0 +1,164 @@
+"""Re-run the benchmarks and rewrite the numbers tables in README.md, docs/CONTAINERS.md and docs/REPORT.md.
+
+    .venv/bin/python benchmarks/update_docs.py                 # everything (≈ 5 min on a quiet 2-core machine)
+    .venv/bin/python benchmarks/update_docs.py --render-only   # re-render the tables from benchmarks/results.json
+    .venv/bin/python benchmarks/update_docs.py --only gate --executor docker --mode exec   # one row
+
+Measurements land in benchmarks/results.json (each row with its date, the 1-minute
+load average and the core count, so a noisy number says so); the tables are
+rendered from that file only (benchmarks/doc_tables.py), and a test fails when
+the committed tables are not what the current code renders from it.
+
+Without a reachable Docker engine the Docker rows are skipped with a note: an
+earlier measurement stays (with its own date), or the row says it was not measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import doc_tables  # a sibling script, not a package
+
+GATE_KEYS = {("local", "stream"): "gate/local/stream", ("local", "exec"): "gate/local/exec",
+             ("docker", "stream"): "gate/docker/stream", ("docker", "exec"): "gate/docker/exec"}
+PARTS = ("gate", "scale", "cold", "stream", "trace")
+
+
+def _stamp() -> dict[str, Any]:
+    return {"measured_on": dt.date.today().isoformat(), "load_1m": round(os.getloadavg()[0], 1),
+            "cores": os.cpu_count() or 1}
+
+
+def docker_unavailable() -> str | None:
+    """Why Docker rows cannot be measured here, or None."""
+    try:
+        import docker
+    except ImportError:
+        return "the docker SDK is not installed (pip install '.[docker]')"
+    try:
+        client = docker.from_env(version="auto")
+        client.ping()
+        client.close()
+    except Exception as exc:  # any failure to reach the engine means: no Docker here
+        return f"no Docker engine reachable ({exc.__class__.__name__})"
+    return None
+
+
+def measure_gate(rows: dict[str, Any], executors: list[str], modes: list[str], docker_seams: str | None) -> None:
+    import gate_run
+
+    baseline = None
+    combos = [(e, m) for e in ("local", "docker") for m in ("stream", "exec") if e in executors and m in modes]
+    if ("local", "stream") not in combos:
+        combos.insert(0, ("local", "stream"))  # the reference every other row is compared with
+        reference_only = True
+    else:
+        reference_only = False
+    no_docker = docker_unavailable() if "docker" in executors else None
+    for executor, mode in combos:
+        key = GATE_KEYS[(executor, mode)]
+        if executor == "docker" and no_docker:
+            note = f"skipped on {dt.date.today().isoformat()}: {no_docker}"
+            print(f"{key}: {note}" + ("; keeping the earlier measurement" if key in rows else ""))
+            if key not in rows or "skipped" in rows[key]:
+                rows[key] = {"skipped": no_docker, "measured_on": dt.date.today().isoformat()}
+            continue
+        args = ["--executor", executor, "--mode", mode]
+        if executor == "docker" and docker_seams:
+            args += ["--seams", docker_seams]
+        print(f"{key}: brainbench run {' '.join(args)} …", flush=True)
+        stamp = _stamp()
+        numbers, doc = gate_run.measure(args)
+        same = None if baseline is None else gate_run.comparable(doc) == baseline
+        if (executor, mode) == ("local", "stream"):
+            baseline = gate_run.comparable(doc)
+            if reference_only:
+                continue
+        rows[key] = {**numbers, **stamp, "identical": same}
+        print(f"  {doc_tables._gate_result(rows[key])}")
+
+
+def measure_scale(rows: dict[str, Any]) -> None:
+    import gate_run
+
+    print("gate/local/stream/scale3: brainbench run on a 3× generated corpus …", flush=True)
+    stamp = _stamp()
+    numbers, _ = gate_run.measure([], scale=3)
+    rows["gate/local/stream/scale3"] = {**numbers, **stamp, "identical": None}  # another corpus: nothing to compare
+    print(f"  {doc_tables._gate_result(rows['gate/local/stream/scale3'])}")
+
+
+def measure_cold(rows: dict[str, Any], fixtures: int) -> None:
+    import cold_start
+
+    print(f"cold: {fixtures} fixtures × 3 seams, one process per call …", flush=True)
+    stamp = _stamp()
+    rows["cold"] = {**cold_start.summary(cold_start.measure(fixtures)), **stamp}
+    print(f"  warm p50 {rows['cold']['warm']['p50_ms']} ms, in-process p50 {rows['cold']['in-process']['p50_ms']} ms")
+
+
+def measure_stream(rows: dict[str, Any]) -> None:
+    import stream_overhead
+
+    print("stream-overhead: 500 calls per seam …", flush=True)
+    stamp = _stamp()
+    rows["stream-overhead"] = {"seams": stream_overhead.measure(500), **stamp}
+
+
+def measure_trace(rows: dict[str, Any]) -> None:
+    import trace_overhead
+
+    print("trace-overhead: 3 rounds of the full gate run with and without the diagnosis …", flush=True)
+    stamp = _stamp()
+    rows["trace-overhead"] = {**trace_overhead.measure(3), **stamp}
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--render-only", action="store_true", help="only re-render the tables from results.json")
+    parser.add_argument("--only", default=",".join(PARTS), help=f"comma-separated subset of {','.join(PARTS)}")
+    parser.add_argument("--executor", default="local,docker", help="gate rows: local, docker or both")
+    parser.add_argument("--mode", default="stream,exec", help="gate rows: stream, exec or both")
+    parser.add_argument("--fixtures", type=int, default=20, help="fixtures for the cold-start benchmark")
+    parser.add_argument("--docker-seams", help="a seams.toml for the Docker rows (e.g. images under another tag)")
+    args = parser.parse_args(argv)
+    parts = [p.strip() for p in args.only.split(",") if p.strip()]
+    executors = [e.strip() for e in args.executor.split(",") if e.strip()]
+    modes = [m.strip() for m in args.mode.split(",") if m.strip()]
+    bad = [p for p in parts if p not in PARTS] + [e for e in executors if e not in ("local", "docker")] + [
+        m for m in modes if m not in ("stream", "exec")]
+    if bad:
+        parser.error(f"unknown value(s): {', '.join(bad)}")
+    doc = doc_tables.load() if doc_tables.RESULTS.exists() else {"format": doc_tables.FORMAT, "rows": {}}
+    if not args.render_only:
+        rows = doc["rows"]
+        try:
+            if "gate" in parts:
+                measure_gate(rows, executors, modes, args.docker_seams)
+            if "scale" in parts:
+                measure_scale(rows)
+            if "cold" in parts:
+                measure_cold(rows, args.fixtures)
+            if "stream" in parts:
+                measure_stream(rows)
+            if "trace" in parts:
+                measure_trace(rows)
+        except RuntimeError as exc:
+            print(f"update_docs: {exc}", file=sys.stderr)
+            return 2
+        finally:
+            doc_tables.save(doc)  # what was measured before a failure is kept
+    changed = doc_tables.write_docs(doc)
+    print("rewrote: " + (", ".join(str(p.relative_to(doc_tables.REPO)) for p in changed) or "nothing changed"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,161 @@
+"""``python -m brainbench.hooks SEAM [--stream]``: our hook program for one seam.
+
+exec (no flag): one JSON on stdin → stdout and exit code, a fresh process per
+call as real harnesses run hooks.  This module is the whole start-up path of
+such a call, so it imports only what the call needs (no psycopg, pydantic or
+reflex): it passes the raw stdin and its environment to the warm hook server
+(``hooks/serve.py``, started detached on first use) and prints the answer.
+When no server answers (first call, unwritable temp dir, server gone) the call
+is answered in-process by the very same code, so the output never depends on
+which path answered; ``BRAINBENCH_HOOK_SERVE=0`` forces in-process answers.
+
+--stream: one request per line, served in-process (``program.main``).
+"""
+
+from __future__ import annotations
+
+import os
+import stat  # already loaded by os: free
+import sys
+
+from brainbench.hooks.ipc import SEAM_MODULES as SEAMS
+from brainbench.hooks.ipc import frame, unframe
+
+# Same limit as program.MAX_STDIN_BYTES (a test holds them equal); not imported
+# from there because program.py costs more to import than this whole path.
+MAX_STDIN_BYTES = 4 * 1024 * 1024
+DEFAULT_IDLE_S = 10.0
+# sockaddr_un.sun_path is 108 bytes on Linux.
+MAX_SOCKET_PATH = 100
+# Environment that changes what a server process would do, besides each call's own env:
+# libpq reads PG* from the process environment, imports follow PYTHON*.
+_KEY_ENV_PREFIXES = ("PG", "PYTHON")
+
+
+def _code_fingerprint(package: str) -> list[str]:
+    """Every module of the installed package with its mtime and size: edited code gets a new server."""
+    entries = []
+    for dirpath, dirnames, filenames in os.walk(package):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                info = os.stat(os.path.join(dirpath, name))
+                entries.append(f"{dirpath}/{name}:{info.st_mtime_ns}:{info.st_size}")
+    return entries
+
+
+def socket_path(env: dict[str, str] | os._Environ[str]) -> str | None:
+    """The private socket of the server for this code and settings, or None where there can be none."""
+    try:
+        return _socket_path(env)
+    except OSError:  # no working directory, a module vanishing mid-walk: answer in-process
+        return None
+
+
+def _socket_path(env: dict[str, str] | os._Environ[str]) -> str | None:
+    import hashlib
+
+    uid = os.getuid()
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    key = [sys.executable, os.getcwd(), str(uid), *_code_fingerprint(package),
+           *sorted(f"{k}={v}" for k, v in env.items() if k.startswith(_KEY_ENV_PREFIXES))]
+    digest = hashlib.sha256("\n".join(key).encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    for base in (env.get("TMPDIR") or "/tmp", "/tmp"):
+        directory = os.path.join(base, f"brainbench-hooks-{uid}")
+        path = os.path.join(directory, f"{digest}.sock")
+        if len(path) <= MAX_SOCKET_PATH:
+            break
+    else:
+        return None
+    try:
+        os.mkdir(directory, 0o700)
+    except FileExistsError:
+        pass
+    info = os.lstat(directory)
+    # Another user's directory (or a symlink) could hand us someone else's answers.
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != uid or info.st_mode & 0o077:
+        return None
+    return path
+
+
+def _start_server(path: str, env: dict[str, str] | os._Environ[str]) -> None:
+    idle = env.get("BRAINBENCH_HOOK_SERVE_IDLE_S") or str(DEFAULT_IDLE_S)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    try:
+        # A new session: the runner kills the hook's process group when the call ends,
+        # and the server must outlive this call (like a detached `gbrain serve`).
+        os.posix_spawn(sys.executable, [sys.executable, "-m", "brainbench.hooks.serve", path, idle], env,
+                       file_actions=[(os.POSIX_SPAWN_DUP2, devnull, fd) for fd in (0, 1, 2)], setsid=True)
+    except OSError:
+        pass
+    finally:
+        os.close(devnull)
+
+
+def ask_server(path: str, seam: str, raw: bytes, env: dict[str, str] | os._Environ[str]
+               ) -> tuple[int, str, str] | None:
+    """The server's answer, or None when none answered completely (the caller answers in-process)."""
+    import marshal  # built in: json would import re, the largest import left on this path
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        try:
+            conn.connect(path)
+        except OSError:
+            _start_server(path, env)
+            return None
+        try:
+            conn.sendall(frame(marshal.dumps((seam, dict(env), raw))))
+            conn.shutdown(socket.SHUT_WR)
+            chunks = []
+            while chunk := conn.recv(65536):
+                chunks.append(chunk)
+        except OSError:
+            return None
+    reply = unframe(b"".join(chunks))
+    if reply is None:
+        return None  # the server went away mid-call
+    try:
+        answer = marshal.loads(reply)
+    except (ValueError, EOFError, TypeError):
+        return None
+    if not (isinstance(answer, tuple) and len(answer) == 3):
+        return None  # the server could not answer: (None, reason)
+    code, out, err = answer
+    return int(code), str(out), str(err)
+
+
+def _in_process(seam: str, raw: bytes) -> tuple[int, str, str]:
+    from importlib import import_module
+
+    from brainbench.hooks.program import answer_stdin
+
+    result = answer_stdin(import_module(SEAMS[seam]).handle, raw, os.environ)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def main(argv: list[str]) -> int:
+    seam = argv[0].replace("_", "-") if argv else ""
+    if seam not in SEAMS or argv[1:] not in ([], ["--stream"]):
+        sys.stderr.write(f"usage: python -m brainbench.hooks {{{','.join(SEAMS)}}} [--stream]\n")
+        return 64
+    if argv[1:] == ["--stream"]:
+        from importlib import import_module
+
+        from brainbench.hooks.program import main as program_main
+
+        program_main(import_module(SEAMS[seam]).handle, ["--stream"])
+    raw = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
+    answer = None
+    if os.environ.get("BRAINBENCH_HOOK_SERVE") != "0":
+        path = socket_path(os.environ)
+        if path is not None:
+            answer = ask_server(path, seam, raw, os.environ)
+    code, out, err = answer if answer is not None else _in_process(seam, raw)
+    sys.stdout.write(out)
+    sys.stderr.write(err)
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,58 @@
+"""codex seam (contract): a static brain index at SessionStart, then at most one
+pointer fragment per prompt.
+
+There is no shipped gbrain Codex path; this is the harness-shaped contract of
+spec §4.2.  Prior context is read from the Codex rollout at ``transcript_path``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from brainbench.brain import store
+from brainbench.hooks.brain_access import with_brain
+from brainbench.hooks.openclaw import pointer_block
+from brainbench.hooks.program import HookResult, context_output, main
+from brainbench.hooks.transcripts import parse_codex_rollout, read_confined
+from brainbench.jsstring import trim
+
+MAX_FRAGMENTS = 1
+INDEX_HEADING = "## Brain index"
+INDEX_LIMIT = 50
+
+
+def brain_index(env: Mapping[str, str]) -> str:
+    rows = with_brain(env, lambda conn, source: store.index_rows(conn, source, INDEX_LIMIT))
+    if not rows:
+        return ""
+    return "\n".join([INDEX_HEADING, *(f"- {title} → `{slug}`" for slug, title in rows)])
+
+
+def _prior(message: dict[str, object]) -> str | None:
+    path = message.get("transcript_path")
+    docs = read_confined(path if isinstance(path, str) else None, None)
+    if docs is None:
+        return None
+    items = parse_codex_rollout(docs)
+    # The index is session context, not something "mentioned" earlier, so it
+    # must not suppress this turn's pointers.
+    return "".join("\n" + i.text for i in items if not (i.role == "context" and i.text.startswith(INDEX_HEADING)))
+
+
+def handle(message: dict[str, object], env: Mapping[str, str]) -> HookResult:
+    event = message.get("hook_event_name")
+    if event == "SessionStart":
+        return HookResult(0, context_output("SessionStart", brain_index(env)))
+    if event != "UserPromptSubmit":
+        return HookResult()
+    prompt = message.get("prompt")
+    if not isinstance(prompt, str) or not trim(prompt):
+        return HookResult()  # Codex never submits a blank prompt
+    prior = _prior(message)
+    if prior is None:
+        return HookResult(0, "", "transcript_path is not a readable rollout; staying silent\n")
+    return HookResult(0, context_output("UserPromptSubmit", pointer_block(env, prompt, prior, MAX_FRAGMENTS)))
+
+
+if __name__ == "__main__":
+    main(handle)

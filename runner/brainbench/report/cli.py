@@ -1,0 +1,72 @@
+"""``brainbench explain`` and ``brainbench report``: read a result and its trace, show why."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+EXIT_OK, EXIT_ERROR = 0, 2
+
+
+def _err(message: str) -> None:
+    sys.stderr.write(message.rstrip("\n") + "\n")
+
+
+def explain_command(
+    result: Annotated[Path, typer.Argument(help="A result file written by run --out.")],
+    target: Annotated[str, typer.Argument(metavar="FIXTURE[#TURN]", help="A fixture id, or fixture#turn.")],
+    harness: Annotated[str | None, typer.Option(help="Only this harness (openclaw, claude-code, codex).")] = None,
+    failed: Annotated[bool, typer.Option("--failed", help="Only turns with a failing verdict.")] = False,
+) -> None:
+    """Print the evidence of one fixture or turn: prompt, injected context, gold, verdicts and reasons."""
+    from rich.console import Console
+
+    from brainbench.report.explain import print_explain, select
+    from brainbench.report.trace_file import TraceFileError, load_result
+
+    try:
+        doc = load_result(result)
+        rows = select(doc.trace, target, harness)
+    except (TraceFileError, ValueError) as exc:
+        _err(f"brainbench explain: {exc}")
+        raise typer.Exit(EXIT_ERROR) from None
+    if not doc.trace:
+        _err(f"brainbench explain: {result} carries no trace (_meta.trace); rerun with --out to record one")
+        raise typer.Exit(EXIT_ERROR)
+    if failed:
+        rows = [t for t in rows if any(not v.passed for v in t.verdicts)]
+    if not rows:
+        known = sorted({t.fixture_id for t in doc.trace})
+        hint = f" (fixtures include {', '.join(known[:5])}…)" if known else ""
+        _err(f"brainbench explain: no traced turn matches {target!r}"
+             f"{f' for harness {harness}' if harness else ''}{hint}")
+        raise typer.Exit(EXIT_ERROR)
+    print_explain(Console(), rows)
+
+
+def report_command(
+    result: Annotated[Path, typer.Argument(help="A result file written by run --out.")],
+    html: Annotated[Path, typer.Option(help="Directory to write index.html into.")],
+    compare: Annotated[Path | None, typer.Option(help="A baseline or an earlier result to compare with.")] = None,
+) -> None:
+    """Write a self-contained HTML report (works from file://, no network): scoreboard, drill-down, plots."""
+    from brainbench.report.html import load_side, write_report
+    from brainbench.report.trace_file import TraceFileError, load_result
+
+    try:
+        doc = load_result(result)
+        baseline = load_side(compare) if compare is not None else None
+    except (TraceFileError, ValueError) as exc:
+        _err(f"brainbench report: {exc}")
+        raise typer.Exit(EXIT_ERROR) from None
+    if not doc.trace:
+        _err(f"brainbench report: {result} carries no trace; the report shows cells only")
+    typer.echo(str(write_report(html, doc, baseline)))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("explain")(explain_command)
+    app.command("report")(report_command)

@@ -1,0 +1,75 @@
+"""The numbers tables in the docs are what the benchmark scripts render from their recorded measurements.
+
+A format check, not a timing test: nothing here measures anything.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+STAMP = {"measured_on", "load_1m", "cores"}
+
+
+def _load(name: str) -> ModuleType:
+    if str(BENCHMARKS) not in sys.path:
+        sys.path.insert(0, str(BENCHMARKS))  # the scripts import their siblings by name
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+doc_tables = _load("doc_tables")
+gate_run = _load("gate_run")
+trace_overhead = _load("trace_overhead")
+
+
+def test_committed_tables_are_what_the_scripts_render() -> None:
+    stale = doc_tables.stale_blocks(doc_tables.load())
+    assert not stale, ("edited by hand or rendered by older code; run "
+                       f"`.venv/bin/python benchmarks/update_docs.py --render-only`: {stale}")
+
+
+def test_recorded_rows_hold_what_the_scripts_measure() -> None:
+    rows = doc_tables.load()["rows"]
+    gate_keys = [key for key, _, _ in doc_tables.GATE_ROWS]
+    assert set(rows) <= {*gate_keys, "cold", "stream-overhead", "trace-overhead"}, sorted(rows)
+    for key in gate_keys:
+        row = rows.get(key)
+        if row is None:
+            continue
+        if "skipped" in row:
+            assert set(row) == {"skipped", "measured_on"}, key
+        else:
+            assert set(row) == {*gate_run.FIELDS, *STAMP, "identical"}, key
+    if "cold" in rows:
+        assert set(rows["cold"]) == {"fixtures", "python", "warm", "in-process", *STAMP}
+        for config in ("warm", "in-process"):
+            assert set(rows["cold"][config]) == {"p50_ms", "p95_ms", "calls", "imports_ms", "seam_p50_ms"}
+    if "trace-overhead" in rows:
+        trace_overhead.table(rows["trace-overhead"])  # renders with the current script's format
+
+
+def test_a_hand_edit_is_caught_and_rewrite_restores_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = doc_tables.load()
+    readme = tmp_path / "README.md"
+    readme.write_text(doc_tables.README.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(doc_tables, "BLOCKS", {readme: ("readme-benchmarks",)})
+    monkeypatch.setattr(doc_tables, "REPO", tmp_path)
+    assert doc_tables.stale_blocks(doc) == []
+    text = readme.read_text(encoding="utf-8")
+    body = doc_tables.committed_block(text, "readme-benchmarks")
+    assert body and "| what |" in body
+    readme.write_text(text.replace(body, body.replace("|---|", "|--|", 1)), encoding="utf-8")
+    assert doc_tables.stale_blocks(doc) == ["README.md: readme-benchmarks"]
+    assert doc_tables.write_docs(doc) == [readme]
+    assert doc_tables.stale_blocks(doc) == []
+    with pytest.raises(ValueError, match="markers"):
+        doc_tables.rewrite("no markers here", "readme-benchmarks", "x")
