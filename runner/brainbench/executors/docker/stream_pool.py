@@ -32,7 +32,7 @@ from ..limits import (
 from .attach import STDOUT, HijackedExec
 from .config import STREAM_PIDFILE
 from .container import stream_command
-from .failures import describe
+from .failures import ImageContractError, describe
 
 if TYPE_CHECKING:
     from .container import SeamContainer
@@ -126,8 +126,9 @@ class StreamPool:
                 tg.start_soon(one, slot)
         if errors:
             # A slot that never answered is the telling one; others may only have seen it killed.
+            # Either way the image does not speak stream: its fault, not the engine's.
             timeouts = [e for e in errors if "no answer to the stream handshake" in e]
-            raise ExecutorError((timeouts or errors)[0])
+            raise ImageContractError((timeouts or errors)[0])
         self._idle = [(slot, self.sessions[slot]) for slot in slots]
 
     def _handshake(self, slot: int, timeout_s: float) -> None:
