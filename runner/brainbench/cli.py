@@ -113,6 +113,8 @@ def run(
     ledger: Annotated[Path | None, typer.Option(help="Append a run line here (default: next to --out).")] = None,
     resume: Annotated[Path | None, typer.Option(help="Continue an interrupted run from its --out file.")] = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    shard: Annotated[str | None, typer.Option(help="I/N: run only the I-th of N slices; combine with "
+                                                   "`brainbench merge`.")] = None,
     keep: Annotated[bool, typer.Option(help="Keep the run's work root (transcripts, payloads); says where.")] = False,
     html: Annotated[Path | None, typer.Option(help="Also write the HTML report into this directory.")] = None,
     fixture: Annotated[list[str] | None, typer.Option(
@@ -127,7 +129,8 @@ def run(
         committed_baseline=committed_baseline, update_baseline=update_baseline_to, justification=justification,
         allow_regression=allow_regression, llm=llm, budget_usd=budget_usd, seed=seed, jobs=jobs,
         executor=executor, mode=mode, timeout=timeout, database_url=database_url, images=image or [],
-        seams_file=seams, ledger=ledger, resume=resume, quiet=quiet, keep=keep, html=html, cmd_args=sys.argv[2:],
+        seams_file=seams, ledger=ledger, resume=resume, quiet=quiet, keep=keep, html=html, shard=shard,
+        cmd_args=sys.argv[2:],
         fixture_ids=fixture or [],
     ))
     raise typer.Exit(code)
@@ -137,6 +140,9 @@ def _mount_optional() -> None:
     from brainbench.gate.cli import register
 
     register(app)
+    from brainbench.cli_merge import register as register_merge
+
+    register_merge(app)
     from brainbench.report.cli import register as register_report
 
     register_report(app)

@@ -52,6 +52,7 @@ class RunRequest:
     ledger: Path | None = None
     resume: Path | None = None
     quiet: bool = False
+    shard: str | None = None
     keep: bool = False
     html: Path | None = None
     cmd_args: list[str] = field(default_factory=list)
@@ -160,11 +161,33 @@ def _pure_compare(req: RunRequest) -> int:
     return report.exit_code
 
 
+def parse_shard(req: RunRequest):  # type: ignore[no-untyped-def]
+    from brainbench.models.shard import ShardSpec
+
+    if req.shard is None:
+        return None
+    try:
+        spec = ShardSpec.parse(req.shard)
+    except ValidationError as exc:
+        raise UsageError(f"--shard {req.shard!r}: {exc.errors()[0]['msg']}") from exc
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    gated = [flag for flag, value in (("--compare", req.compare), ("--update-baseline", req.update_baseline),
+                                      ("--resume", req.resume)) if value is not None]
+    if gated:
+        raise UsageError(f"--shard cannot be combined with {', '.join(gated)}: gate the merged result "
+                         "(`brainbench merge SHARD.json… --compare BASELINE`)")
+    if req.out is None:
+        raise UsageError("--shard needs --out FILE: the shard result is what `brainbench merge` reads")
+    return spec
+
+
 def execute(req: RunRequest) -> int:
     if req.compare is not None and req.compare_current is not None:
         return _pure_compare(req)
     try:
         config = build_config(req)
+        shard = parse_shard(req)
     except UsageError as exc:
         _err(f"brainbench run: {exc}")
         return EXIT_ERROR
@@ -184,7 +207,7 @@ def execute(req: RunRequest) -> int:
     if config.fixture_ids and (problem := _selection_problem(config, corpus)):
         _err(f"brainbench run: {problem}")
         return EXIT_ERROR
-    return _run_and_report(config, corpus, req)
+    return _run_and_report(config, corpus, req, shard)
 
 
 def _selection_problem(config: RunConfig, corpus) -> str | None:  # type: ignore[no-untyped-def]
@@ -202,17 +225,17 @@ def _selection_problem(config: RunConfig, corpus) -> str | None:  # type: ignore
             + (f" (did you mean {', '.join(near)}?)" if near else " (`brainbench validate` lists the corpus)"))
 
 
-def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type: ignore[no-untyped-def]
+def _run_and_report(config: RunConfig, corpus, req: RunRequest, shard=None) -> int:  # type: ignore[no-untyped-def]
     from brainbench.orchestrator.progress import progress_reporter
     from brainbench.orchestrator.run import RUN_FAILURES, Runner, run_benchmark
-    from brainbench.report.files import append_ledger, atomic_write, result_compact, result_pretty
-    from brainbench.report.scoreboard import render_markdown, render_table
 
-    runner_plan = Runner(config, corpus).plan
-    if runner_plan.is_empty:
+    runner = Runner(config, corpus, shard=shard)
+    if runner.full_plan.is_empty:
         _err("filters matched zero fixtures — refusing a vacuous pass")
         return EXIT_ERROR
-    total = len(runner_plan.regular) + len(runner_plan.pairs)
+    total = len(runner.plan.regular) + len(runner.plan.pairs)
+    if shard is not None:
+        _err(f"shard {shard}: {total} of {len(runner.full_plan.regular) + len(runner.full_plan.pairs)} units")
     previous = None
     if req.resume is not None:
         try:
@@ -222,19 +245,34 @@ def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type:
             return EXIT_ERROR
     try:
         with progress_reporter(total, enabled=not req.quiet and sys.stderr.isatty()) as advance:
-            result = run_benchmark(config, corpus, advance, resume=previous, notify=_err)
+            result = run_benchmark(config, corpus, advance, resume=previous, notify=_err, shard=shard)
     except RUN_FAILURES as exc:
-        _err(f"run failed: {exc}")
+        partial = getattr(exc, "partial", None)
+        if partial is not None and req.out is not None and partial.meta.run is not None:
+            from brainbench.report.files import atomic_write, result_pretty
+
+            atomic_write(req.out, result_pretty(partial))
+            _err(f"run failed: {exc} (partial result of {len(partial.meta.run.completed_fixtures)} fixture(s) "
+                 f"written to {req.out}; continue with --resume {req.out})")
+        else:
+            _err(f"run failed: {exc}")
         return EXIT_ERROR
     run_info = result.meta.run
     if run_info is not None and not run_info.complete:
         return _report_interrupted(result, req)
-    if not result.cells and not result.seed_failures:
+    if not result.cells and not result.seed_failures and shard is None:
         _err("filters matched zero fixtures — refusing a vacuous pass")
         return EXIT_ERROR
+    return report_result(result, config, req)
 
+
+def report_result(result, config: RunConfig, req: RunRequest,  # type: ignore[no-untyped-def]
+                  ledger_extra: dict[str, object] | None = None) -> int:
+    """Gate, write ``--out`` and the ledger, print the scoreboard; the exit code of a finished run."""
     from brainbench.gate.flow import apply_gate, ci_from_env
     from brainbench.gate.markdown import render_gate_section
+    from brainbench.report.files import append_ledger, atomic_write, result_compact, result_pretty
+    from brainbench.report.scoreboard import render_markdown, render_table
 
     report = apply_gate(
         result, harnesses=list(config.harnesses), suites=list(config.suites), compare=req.compare,
@@ -256,7 +294,7 @@ def _run_and_report(config: RunConfig, corpus, req: RunRequest) -> int:  # type:
     _report_artefacts(result, req)
     # Every run leaves one line: next to --out, else under ./.brainbench/ (gbrain keeps .gbrain-evals/).
     ledger = req.ledger or (req.out.parent if req.out else Path(".brainbench")) / "brainbench-ledger.jsonl"
-    append_ledger(ledger, result, code)
+    append_ledger(ledger, result, code, ledger_extra)
     for message in report.messages:
         _err(message)
     if req.json_out:

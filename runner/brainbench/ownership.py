@@ -13,6 +13,7 @@ import contextlib
 import fcntl
 import functools
 import os
+import time
 from pathlib import Path
 
 from brainbench.models.owner import Owner, OwnerState
@@ -116,10 +117,21 @@ def is_dead(owner: Owner | None) -> bool:
     return owner_state(owner) == "dead"
 
 
-def sweep_lock_files(directory: Path | None = None) -> list[Path]:
-    """Delete lock files whose holders are gone (a SIGKILL skips atexit)."""
+def sweep_lock_files(directory: Path | None = None, *, min_age_s: float = 0) -> list[Path]:
+    """Delete lock files whose holders are gone (a SIGKILL skips atexit).
+
+    A dead owner's lock file is what lets a sweeper in another pid namespace prove its
+    leftovers dead, so automatic sweeps keep it for ``min_age_s``; ``brainbench cleanup``
+    removes it at once, after everything it could reach.
+    """
     removed = []
+    now = time.time()
     for path in (directory or scratch_parent()).glob(f"{LOCK_PREFIX}*.lock"):
+        try:
+            if now - path.stat().st_mtime < min_age_s:
+                continue
+        except OSError:
+            continue
         try:
             fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
         except OSError:

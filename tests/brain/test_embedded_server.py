@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import psycopg
 import pytest
 from brainbench.brain.cluster_cache import READY_MARKER
 from brainbench.brain.server import EmbeddedPostgres
+from brainbench.ownership import LOCK_PREFIX
 from brainbench.scratch import scratch_parent
 
 
@@ -84,17 +87,22 @@ def test_concurrent_first_runs_both_get_a_working_server(cache_dir: Path) -> Non
     assert not [p for p in (cache_dir / "pgdata").iterdir() if p.name.startswith(".")]
 
 
-def test_scratch_dir_is_where_the_server_lives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                              cache_dir: Path) -> None:
-    monkeypatch.setenv("BRAINBENCH_SCRATCH_DIR", str(tmp_path / "scratch"))
-    (tmp_path / "scratch").mkdir()
-    assert scratch_parent() == tmp_path / "scratch"
-    pg = EmbeddedPostgres()
+def test_scratch_dir_is_where_the_server_lives(monkeypatch: pytest.MonkeyPatch, cache_dir: Path) -> None:
+    # Not under pytest's basetemp: a concurrent pytest session re-closes /tmp/pytest-of-<user> to
+    # 0700, and the server (its own uid and gid, no root group) could no longer reach its directory.
+    scratch = Path(tempfile.mkdtemp(prefix="bbtest-scratch-"))
     try:
-        assert pg.root.parent == tmp_path / "scratch"
+        monkeypatch.setenv("BRAINBENCH_SCRATCH_DIR", str(scratch))
+        assert scratch_parent() == scratch
+        pg = EmbeddedPostgres()
+        try:
+            assert pg.root.parent == scratch
+        finally:
+            pg.close()
+        # This process's owner lock file may live there too (made by whoever first asks for it).
+        assert [p for p in scratch.iterdir() if not p.name.startswith(LOCK_PREFIX)] == []
     finally:
-        pg.close()
-    assert list((tmp_path / "scratch").iterdir()) == []
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def test_an_explicit_tmpdir_wins_over_ram(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

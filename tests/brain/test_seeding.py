@@ -8,6 +8,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from brainbench.brain.databases import BrainDatabases, list_brainbench_databases
+from brainbench.brain.roles import list_brainbench_roles
 from brainbench.brain.seeding import SeedError, seed_fixture
 from brainbench.brain.store import connect, import_page
 from brainbench.corpus.loader import load_corpus
@@ -83,13 +84,17 @@ def test_seed_failures_are_reported_per_fixture(brain: tuple[psycopg.Connection,
 
 
 def test_run_databases_are_dropped_on_close(pg_server: object) -> None:
-    dbs = BrainDatabases(pg_server, "closetest")  # type: ignore[arg-type]
+    dbs = BrainDatabases(pg_server, "closetest", ["claude-code"])  # type: ignore[arg-type]
     dbs.prepare()
     dbs.create()
     dbs.create()
-    assert any(label["brainbench.run_id"] == "closetest" for _, label in list_brainbench_databases(pg_server))
+    assert any(rid == "closetest" for _, rid, _ in list_brainbench_databases(pg_server))
+    with psycopg.connect(pg_server.admin_url, autocommit=True) as admin:  # type: ignore[attr-defined]
+        assert [r for _, r, _ in list_brainbench_roles(admin)].count("closetest") == 2
     dbs.close()
-    assert not any(label["brainbench.run_id"] == "closetest" for _, label in list_brainbench_databases(pg_server))
+    assert not any(rid == "closetest" for _, rid, _ in list_brainbench_databases(pg_server))
+    with psycopg.connect(pg_server.admin_url, autocommit=True) as admin:  # type: ignore[attr-defined]
+        assert "closetest" not in [r for _, r, _ in list_brainbench_roles(admin)], "the hook roles go with the run"
 
 
 def test_leased_brains_are_distinct_while_held_and_empty_when_reused(brain_dbs: BrainDatabases) -> None:

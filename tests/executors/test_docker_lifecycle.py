@@ -64,11 +64,13 @@ def exec_only_image() -> str:
     return build("bbtest-exec-execonly:latest")
 
 
-def test_no_container_is_recreated_during_a_run(pg_server: Any, brain_dbs: Any) -> None:
+def test_no_container_is_recreated_during_a_run(pg_server: Any) -> None:
     from brainbench.executors.docker import DockerExecutor
 
     run_id = f"bbtest-exec-{uuid.uuid4().hex[:8]}"
-    urls = [brain_dbs.create()[1] for _ in range(3)]
+    # One database per fixture, as the orchestrator hands them out (this hook never connects:
+    # a prompt without a rollout is answered with silence before any query).
+    urls = [pg_server.database_url(f"bbtest_exec_{i}") for i in range(3)]
 
     async def main() -> tuple[set[str], int]:
         executor = DockerExecutor(run_id=run_id)
@@ -77,7 +79,7 @@ def test_no_container_is_recreated_during_a_run(pg_server: Any, brain_dbs: Any) 
             seam: Any = await executor.start(SeamLaunch(seam="codex", command=(), mode="exec",
                                                         image="brainbench/codex:latest", run_id=run_id))
             ids = {seam.container.id}
-            for url in urls:  # one database per fixture, as the orchestrator hands them out
+            for url in urls:
                 outcome = await seam.call(HookCall(json.dumps({"hook_event_name": "UserPromptSubmit",
                                                                "session_id": "s", "cwd": "/tmp",
                                                                "prompt": "hello"}).encode(),

@@ -17,7 +17,6 @@ import anyio
 import pytest
 from brainbench.brain.databases import BrainDatabases
 from brainbench.brain.seeding import seed_fixture
-from brainbench.brain.store import connect
 from brainbench.corpus.loader import load_corpus
 from brainbench.executors.base import SeamLaunch
 from brainbench.executors.local import LocalExecutor
@@ -47,9 +46,9 @@ async def _replay_all(reference: Path, dbs: BrainDatabases, mode: str) -> dict[t
         for item in corpus.fixtures:
             if item.fixture.continuity is not None and item.fixture.continuity.pair_role == "writer":
                 continue
-            name, url = dbs.create()
-            conn = connect(url)
-            try:
+            # A lease, as in a run: each seam reads through its own least-privilege role.
+            with dbs.lease() as brain:
+                conn = brain.conn
                 slug_sources = {}
                 if item.fixture.continuity is not None:  # the reader replays on the writer's written brain
                     writer = corpus.pairs[item.fixture.continuity.pair_id].writer
@@ -57,14 +56,12 @@ async def _replay_all(reference: Path, dbs: BrainDatabases, mode: str) -> dict[t
                     run_write_back(conn, writer, GoldExtractor(writer))
                 slug_sources |= seed_fixture(conn, item.fixture).slug_sources
                 for harness, process in seams.items():
-                    env = {"BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": item.fixture.source,
+                    env = {"BRAINBENCH_DATABASE_URL": brain.hook_urls[harness],
+                           "BRAINBENCH_SOURCE": item.fixture.source,
                            "CLAUDE_CONFIG_DIR": str(work / harness / "claude")}
                     results[(harness, item.fixture_id)] = await replay_fixture(
                         item, SEAMS[harness], process, suites=["know-to-ask"], env=env, workdir=work / harness,
                         timeout_s=30, slug_sources=slug_sources)
-            finally:
-                conn.close()
-                dbs.drop(name)
     finally:
         for process in seams.values():
             await process.stop()
@@ -72,8 +69,13 @@ async def _replay_all(reference: Path, dbs: BrainDatabases, mode: str) -> dict[t
 
 
 @pytest.mark.parametrize("mode", ["stream", "exec"])
-def test_reference_turns_byte_for_byte(reference: Path, brain_dbs: BrainDatabases, mode: str) -> None:
-    results = anyio.run(_replay_all, reference, brain_dbs, mode)
+def test_reference_turns_byte_for_byte(reference: Path, pg_server: object, mode: str) -> None:
+    dbs = BrainDatabases(pg_server, f"pytest_ref_{mode}", list(SEAMS))  # type: ignore[arg-type]
+    dbs.prepare()
+    try:
+        results = anyio.run(_replay_all, reference, dbs, mode)
+    finally:
+        dbs.close()
     expected = _expected(reference)
     checked = 0
     for (harness, fixture_id), turns in expected.items():

@@ -119,8 +119,9 @@ def _one(soak: Soak, index: int, root: Path, fx: Path, gd: Path, server: str, ex
                               "--update-baseline", baseline, "--out", root / f"result-{index}.json"]
     if server == "external":
         args += ["--database-url", soak.external_url]
-    if signum is signal.SIGINT:
+    if signum is not None:
         args += ["--mode", "exec"]  # slow enough to be interrupted mid-run
+    if signum is signal.SIGINT:
         baseline.write_bytes(COMMITTED.read_bytes())
     env = cli_env(BRAINBENCH_SCRATCH_DIR=str(soak.scratch), BRAINBENCH_SOAK_TAG=soak.tag)
     what = f"run {index} ({server}, {executor}, --jobs {jobs}, {signum.name if signum else 'to the end'})"
@@ -130,7 +131,7 @@ def _one(soak: Soak, index: int, root: Path, fx: Path, gd: Path, server: str, ex
     if signum is not None:
         if not _started(soak, proc, executor):
             soak.outcomes.append(f"{what}: never started")
-        time.sleep(1.0)
+        time.sleep(0.3)  # past start-up, well before the end even on a fast machine
         proc.send_signal(signum)
     try:
         _, stderr = proc.communicate(timeout=300)
@@ -184,9 +185,11 @@ def test_no_embedded_server_left(soak: Soak) -> None:
     assert sorted(p.name for p in soak.scratch.glob("brainbench-pg-*")) == []
 
 
-@pytest.mark.xfail(strict=True, reason="swept by issue 11 work")
 def test_no_run_scratch_left(soak: Soak) -> None:
-    assert sorted(p.name for p in soak.scratch.iterdir() if not p.name.startswith("brainbench-pg-")) == []
+    # Empty owner lock files of killed runners are kept for a day on purpose (ownership.sweep_lock_files).
+    left = [p.name for p in soak.scratch.iterdir() if not p.name.startswith("brainbench-pg-")
+            and not (p.name.startswith("brainbench-owner-") and p.is_file())]
+    assert sorted(left) == []
 
 
 def test_no_process_left(soak: Soak) -> None:

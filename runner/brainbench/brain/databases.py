@@ -1,27 +1,30 @@
 """One database per fixture (or continuity pair), cloned from a migrated template.
 
 A database is the isolation unit: a seam connected to one fixture's brain has no
-way to name another fixture's tables.  Every database carries the run id in its
-name and comment so leftovers of a dead run can be found and dropped.
+way to name another fixture's tables, and its hook logs in with a role that may
+connect to that database only (``brain/roles.py``).  Every database and role carries
+the run id and the owner identity in its comment, so leftovers of a dead run can be
+found and dropped, and those of a live run (on this host or another) never are.
 """
 
 from __future__ import annotations
 
 import contextlib
 import itertools
-import json
-import os
-import socket
 import threading
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from importlib import resources
 
 import psycopg
 from psycopg import sql
 
+from brainbench.brain import roles
 from brainbench.brain.budget import ADMIN_CONNECTIONS
-from brainbench.brain.server import PostgresServer, pid_alive
+from brainbench.brain.roles import HookRole
+from brainbench.brain.server import PostgresServer
+from brainbench.models.owner import Owner
+from brainbench.ownership import is_dead
 
 PREFIX = "bb_"
 
@@ -31,19 +34,25 @@ def migrations() -> list[tuple[str, str]]:
     return sorted((f.name, f.read_text()) for f in files.iterdir() if f.name.endswith(".sql"))
 
 
-def _label(run_id: str) -> str:
-    return json.dumps({"brainbench.run_id": run_id, "pid": os.getpid(), "host": socket.gethostname()})
-
-
 class BrainDatabases:
-    """Creates and drops the run's databases; ``close`` leaves the server as it found it."""
+    """Creates and drops the run's databases and hook roles; ``close`` leaves the server as it found it.
 
-    def __init__(self, server: PostgresServer, run_id: str) -> None:
+    ``seams`` names the hooks that get a role (and a URL) per database; the runner's
+    own URL (``server.database_url``) is never handed to a hook.
+    """
+
+    def __init__(self, server: PostgresServer, run_id: str, seams: Sequence[str] = (), *,
+                 connection_limit: int = roles.DEFAULT_CONNECTION_LIMIT,
+                 statement_timeout_ms: int = roles.DEFAULT_STATEMENT_TIMEOUT_MS) -> None:
         self.server = server
         self.run_id = run_id
+        self.seams = tuple(dict.fromkeys(seams))
+        self.connection_limit = connection_limit
+        self.statement_timeout_ms = statement_timeout_ms
         self.template = f"{PREFIX}{run_id}_tmpl"
         self._counter = itertools.count(1)
         self._created: list[str] = []
+        self._roles: dict[str, dict[str, HookRole]] = {}
         self._lock = threading.Lock()
         self._file_copy = False
         self._idle: list[Brain] = []
@@ -58,21 +67,28 @@ class BrainDatabases:
 
     def prepare(self) -> None:
         with self._admin() as conn:
+            roles.check_privileges(conn)
             self._file_copy = conn.info.server_version >= 150000
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(self.template)))
             self._remember(self.template)
             conn.execute(sql.SQL("COMMENT ON DATABASE {} IS {}").format(
-                sql.Identifier(self.template), sql.Literal(_label(self.run_id))))
+                sql.Identifier(self.template), sql.Literal(roles.label(self.run_id))))
+            roles.lock_database(conn, self.template)
+            if getattr(self.server, "private", False):
+                # Our own server: its stock databases are no hook's business either.
+                for stock in ("postgres", "template1"):
+                    roles.lock_database(conn, stock)
         with self._admin(self.template) as conn:
             for _, text in migrations():
                 conn.execute(text)
+            roles.lock_schema(conn)
 
     def _remember(self, name: str) -> None:
         with self._lock:
             self._created.append(name)
 
     def create(self) -> tuple[str, str]:
-        """A fresh brain; returns (database name, URL)."""
+        """A fresh brain; returns (database name, the runner's URL).  Its hook roles are in ``hook_roles``."""
         name = f"{PREFIX}{self.run_id}_{next(self._counter)}"
         # FILE_COPY: for a tiny template a file copy is far cheaper than WAL-logging every block.
         strategy = sql.SQL(" STRATEGY FILE_COPY") if self._file_copy else sql.SQL("")
@@ -81,8 +97,20 @@ class BrainDatabases:
                 sql.Identifier(name), sql.Identifier(self.template), strategy))
             self._remember(name)
             conn.execute(sql.SQL("COMMENT ON DATABASE {} IS {}").format(
-                sql.Identifier(name), sql.Literal(_label(self.run_id))))
+                sql.Identifier(name), sql.Literal(roles.label(self.run_id))))
+            roles.lock_database(conn, name)
+            with self._lock:
+                self._roles[name] = {}
+            made = roles.create_hook_roles(conn, name, self.seams, self.run_id,
+                                           connection_limit=self.connection_limit,
+                                           statement_timeout_ms=self.statement_timeout_ms)
+            with self._lock:
+                self._roles[name] = made
         return name, self.server.database_url(name)
+
+    def hook_roles(self, name: str) -> dict[str, HookRole]:
+        with self._lock:
+            return dict(self._roles.get(name, {}))
 
     @contextlib.contextmanager
     def lease(self) -> Iterator[Brain]:
@@ -97,7 +125,10 @@ class BrainDatabases:
             brain = self._idle.pop() if self._idle else None
         if brain is None:
             name, url = self.create()
-            brain = Brain(name, url, psycopg.connect(url, autocommit=True))
+            made = self.hook_roles(name)
+            brain = Brain(name, url, psycopg.connect(url, autocommit=True),
+                          {seam: self.server.role_url(name, r.name, r.password) for seam, r in made.items()})
+            roles.grant_reads(brain.conn, list(made.values()))
         try:
             yield brain
         finally:
@@ -113,9 +144,14 @@ class BrainDatabases:
     def drop(self, name: str) -> None:
         with self._admin() as conn:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+            with self._lock:
+                made = self._roles.get(name, {})
+            for role in made.values():  # after the database: its grants went with it
+                roles.drop_role(conn, role.name)
         with self._lock:
             if name in self._created:
                 self._created.remove(name)
+            self._roles.pop(name, None)
 
     def close(self) -> None:
         with self._lock:
@@ -129,11 +165,12 @@ class BrainDatabases:
 
 @dataclass
 class Brain:
-    """One leased brain database and the runner's connection to it."""
+    """One leased brain database, the runner's connection to it, and each seam's own URL."""
 
     name: str
-    url: str
+    url: str  # the runner's: never given to a hook
     conn: psycopg.Connection
+    hook_urls: dict[str, str] = field(default_factory=dict)  # seam → URL with that seam's read-only role
 
 
 def reset_brain(conn: psycopg.Connection) -> None:
@@ -143,39 +180,56 @@ def reset_brain(conn: psycopg.Connection) -> None:
     with conn.transaction():
         conn.execute("DELETE FROM page_aliases; DELETE FROM facts; DELETE FROM extract_rollups; DELETE FROM pages;"
                      " DELETE FROM sources WHERE id <> 'default';"
-                     " ALTER SEQUENCE pages_id_seq RESTART; ALTER SEQUENCE facts_id_seq RESTART")
+                     " ALTER SEQUENCE pages_id_seq RESTART; ALTER SEQUENCE facts_id_seq RESTART;"
+                     # Large objects are the one thing a read-only role can still create.
+                     " SELECT lo_unlink(oid) FROM pg_largeobject_metadata")
 
 
-def list_brainbench_databases(server: PostgresServer) -> list[tuple[str, dict[str, object]]]:
+def list_brainbench_databases(server: PostgresServer) -> list[tuple[str, str, Owner | None]]:
+    """(database, run id, owner) of every database carrying a BrainBench comment."""
     with psycopg.connect(server.database_url("postgres"), autocommit=True) as conn:
         rows = conn.execute(
             "SELECT d.datname, shobj_description(d.oid, 'pg_database') FROM pg_database d "
             "WHERE d.datname LIKE %s ORDER BY d.datname",
-            (PREFIX + "%",),
+            (PREFIX.replace("_", r"\_") + "%",),
         ).fetchall()
     out = []
     for name, comment in rows:
-        try:
-            label = json.loads(comment or "{}")
-        except json.JSONDecodeError:
-            continue
-        if isinstance(label, dict) and "brainbench.run_id" in label:
-            out.append((name, label))
+        run_id, owner = roles.label_owner(comment)
+        if run_id is not None:
+            out.append((name, run_id, owner))
     return out
 
 
-def sweep_databases(server: PostgresServer, run_id: str | None = None) -> list[str]:
-    """Drop databases of ``run_id``, or of every dead run started on this host."""
-    dropped = []
-    host = socket.gethostname()
-    for name, label in list_brainbench_databases(server):
-        if run_id is not None:
-            doomed = label.get("brainbench.run_id") == run_id
-        else:
-            pid = label.get("pid")
-            doomed = label.get("host") == host and isinstance(pid, int) and not pid_alive(pid)
-        if doomed:
+@dataclass
+class SweepReport:
+    databases: list[str] = field(default_factory=list)
+    roles: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def sweep_databases(server: PostgresServer, run_id: str | None = None, *, include_live: bool = False,
+                    keep_run_id: str | None = None) -> SweepReport:
+    """Drop the databases and hook roles of ``run_id``, of every run (``include_live``), or of provably dead runs.
+
+    A run on another machine, or one whose liveness cannot be proven dead from here,
+    is left alone: dropping a live run's brain would corrupt its grades.
+    """
+    report = SweepReport()
+    for name, rid, owner in list_brainbench_databases(server):
+        if rid == keep_run_id:
+            continue
+        doomed = rid == run_id if run_id is not None else include_live or is_dead(owner)
+        if not doomed:
+            continue
+        try:
             with psycopg.connect(server.database_url("postgres"), autocommit=True) as conn:
                 conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-            dropped.append(name)
-    return dropped
+            report.databases.append(name)
+        except psycopg.Error as exc:
+            report.errors.append(f"database {name}: {str(exc).strip().splitlines()[0]}")
+    with psycopg.connect(server.database_url("postgres"), autocommit=True) as conn:
+        dropped, errors = roles.sweep_roles(conn, run_id=run_id, include_live=include_live, keep_run_id=keep_run_id)
+    report.roles += dropped
+    report.errors += errors
+    return report

@@ -26,7 +26,7 @@ class ServedBrain:
     database: str
     # What the runner itself uses (owner rights: seeding, scoring).
     url: str
-    # What a hook is handed (see ``hook_database_url``).
+    # What a hook is handed: a least-privilege role that may read this database only.
     hook_url: str
     source: str
     report: SeedReport = field(default_factory=SeedReport)
@@ -36,25 +36,19 @@ class ServedBrain:
         return {DB_ENV: self.hook_url, SOURCE_ENV: self.source}
 
 
-def hook_database_url(server: PostgresServer, database: str) -> str:
-    """The URL a hook gets for ``database``.
-
-    The one place that decides it, so a least-privilege hook role (SELECT on the
-    brain tables only) changes every printed and passed URL at once; until that
-    role exists it is the owner's URL.
-    """
-    return server.database_url(database)
+HOOK_SEAM = "hook"
 
 
 @contextlib.contextmanager
 def served_brain(server: PostgresServer, seed: Callable[[Any], SeedReport], *, source: str = "default",
                  label: str | None = None) -> Iterator[ServedBrain]:
     """A fresh migrated brain seeded by ``seed(conn)``; dropped (with its template) on exit."""
-    dbs = BrainDatabases(server, label or f"serve{uuid.uuid4().hex[:8]}")
+    # The hook gets what a run gives it: its own read-only role on this one database (brain/roles.py).
+    dbs = BrainDatabases(server, label or f"serve{uuid.uuid4().hex[:8]}", [HOOK_SEAM])
     try:
         dbs.prepare()
         with dbs.lease() as brain:
             report = seed(brain.conn)
-            yield ServedBrain(brain.name, brain.url, hook_database_url(server, brain.name), source, report)
+            yield ServedBrain(brain.name, brain.url, brain.hook_urls[HOOK_SEAM], source, report)
     finally:
         dbs.close()

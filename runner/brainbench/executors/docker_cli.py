@@ -22,26 +22,40 @@ app.add_typer(images_app, name="images")
 @app.command()
 def cleanup(
     run_id: Annotated[str | None, typer.Option("--run-id", help="Only this run's objects.")] = None,
-    all_runs: Annotated[bool, typer.Option(
-        "--all", help="Also remove objects of runs that are alive or cannot be judged (another machine).")] = False,
+    dead_only: Annotated[bool, typer.Option("--dead-only", help="Only runs whose runner is gone (the default).")]
+    = False,
     database_url: Annotated[str | None, typer.Option(
         "--database-url", help="Also drop labelled databases on this server.")] = None,
     docker_host: Annotated[str | None, typer.Option("--docker-host", envvar="DOCKER_HOST")] = None,
+    all_runs: Annotated[bool, typer.Option(
+        "--all", help="Also remove the containers, networks, databases, roles and scratch of LIVE runs "
+        "(and of runs that cannot be judged, e.g. another machine's).")] = False,
 ) -> None:
     """Remove BrainBench containers and networks of dead runs (with --all: of every run)."""
     from rich.console import Console
 
+    from ..brain.cleanup import clean_brains
     from .docker.cleanup import remove_labelled
     from .docker.client import DockerApi
     from .docker.failures import DockerUnavailable
 
     console = Console()
+    # Brain side first (it needs no engine): dead runs only unless --all or --run-id.
+    if all_runs:
+        console.print("[yellow]--all: removing the objects of live runs too[/yellow]")
+    brains = clean_brains(database_url, run_id, include_live=all_runs)
+    for what in brains.removed:
+        console.print(f"removed {what}")
+    for err in brains.errors:
+        console.print(f"  [red]{err}[/red]")
     try:
         api = DockerApi(docker_host)
     except DockerUnavailable as exc:
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from exc
-    report = remove_labelled(api, run_id=run_id, dead_only=not all_runs)
+    # Dead runs only unless --all (the issue's rule: removing a live run's objects is explicit);
+    # --run-id narrows the selection, it does not widen it.
+    report = remove_labelled(api, run_id=run_id, dead_only=dead_only or not all_runs)
     api.close()
     why = "" if all_runs else " (owner dead)"
     for name in report.containers:
@@ -53,23 +67,13 @@ def cleanup(
                       "`brainbench cleanup --all` removes them too (it would break those runs):")
         for item in report.kept:
             console.print(f"  {item}")
-    dropped: list[str] = []
-    if database_url:
-        try:  # the brain package owns database labels; use it when present
-            from ..brain.databases import sweep_databases
-            from ..brain.server import ExternalPostgres
-
-            dropped = list(sweep_databases(ExternalPostgres(database_url), run_id))
-        except ImportError as exc:
-            console.print(f"[yellow]database sweep unavailable: {exc}[/yellow]")
-        for name in dropped:
-            console.print(f"dropped database {name}")
-    console.print(f"cleanup: {report.removed + len(dropped)} object(s) removed"
-                  + (f", [red]{len(report.errors)} error(s)[/red]" if report.errors else ""))
+    errors = report.errors + brains.errors
+    console.print(f"cleanup: {report.removed + len(brains.removed)} object(s) removed"
+                  + (f", [red]{len(errors)} error(s)[/red]" if errors else ""))
     for err in report.errors:
         console.print(f"  [red]{err}[/red]")
-    # A removal the engine refused is an infrastructure error (2), never a "regression" (1).
-    raise typer.Exit(2 if report.errors else 0)
+    # A removal the engine or the server refused is an infrastructure error (2), never a "regression" (1).
+    raise typer.Exit(2 if errors else 0)
 
 
 def _repo_root() -> Path:

@@ -28,6 +28,7 @@ from brainbench.executors.base import (
     SeamLaunch,
     SeamProcess,
 )
+from brainbench.executors.hook_env import inherited_environment
 from brainbench.executors.limits import (
     MAX_OUTPUT_BYTES,
     MAX_STREAM_LINE_BYTES,
@@ -64,7 +65,7 @@ class _ExecSeam(SeamProcess):
         self.launch = launch
 
     async def call(self, call: HookCall) -> HookOutcome:
-        env = {**os.environ, **self.launch.env, **call.env}
+        env = {**inherited_environment(), **self.launch.env, **call.env}
         started = time.perf_counter()
         try:
             proc = await anyio.open_process(list(self.launch.command), stdin=PIPE, stdout=PIPE, stderr=PIPE,
@@ -128,7 +129,8 @@ class _StreamWorker:
     async def _ensure(self) -> Process:
         if self.proc is None or self.proc.returncode is not None:
             self.proc = await anyio.open_process(list(self.launch.command), stdin=PIPE, stdout=PIPE, stderr=DEVNULL,
-                                                 env={**os.environ, **self.launch.env}, start_new_session=True)
+                                                 env={**inherited_environment(), **self.launch.env},
+                                                 start_new_session=True)
             assert self.proc.stdout is not None
             self.reader = BufferedByteReceiveStream(self.proc.stdout)
         return self.proc

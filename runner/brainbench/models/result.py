@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer
 
 from brainbench.models.budget import Concurrency
 from brainbench.models.corpus import Suite, TurnGold
+from brainbench.models.shard import ShardInfo
 
 Harness = Literal["openclaw", "claude-code", "codex"]
 HARNESSES: tuple[Harness, ...] = ("openclaw", "claude-code", "codex")
@@ -132,6 +133,8 @@ class Meta(_Model):
     metric_glossary: dict[str, str] = Field(default_factory=dict)
     run: RunInfo | None = None
     faults: list[Fault] = Field(default_factory=list)
+    # Only in the result of ``run --shard I/N``: what ``brainbench merge`` needs.
+    shard: ShardInfo | None = None
     trace: TraceInfo | None = None
 
 
@@ -175,6 +178,9 @@ class RunResult(_Model):
         doc = self.model_dump(mode="json", by_alias=True)
         if doc.get("compare") is None:
             doc.pop("compare", None)
+        for optional in ("run", "shard"):
+            if doc["_meta"].get(optional) is None:
+                doc["_meta"].pop(optional, None)
         for key in ("run", "trace"):
             if doc["_meta"].get(key) is None:
                 doc["_meta"].pop(key)

@@ -40,12 +40,12 @@ def write_back_metrics(scores: Sequence[Any], llm: bool) -> tuple[int, int, dict
     return total, failed, metrics
 
 
-def assemble_cells(config: RunConfig, seams: Mapping[str, Any], rows: Sequence[TurnRow],
+def assemble_cells(config: RunConfig, kinds: Mapping[str, str], rows: Sequence[TurnRow],
                    outcomes: Sequence[Any]) -> list[Cell]:
+    """Cells per harness in ``kinds`` order (harness → seam kind: contract or production)."""
     cells: list[Cell] = []
     wb = [o.write_back for o in outcomes if o.write_back is not None]
-    for harness, seam in seams.items():
-        kind = seam.info.seam
+    for harness, kind in kinds.items():
         for suite in config.suites:
             if suite in ("know-to-ask", "push"):
                 mine = [r for r in rows if r.harness == harness and r.suite == suite]

@@ -7,13 +7,12 @@ so ``--jobs 1`` and ``--jobs 8`` produce the same cells and rows.
 from __future__ import annotations
 
 import contextlib
+import functools
 import shutil
 import signal
 import subprocess
-import tempfile
 import uuid
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,45 +20,61 @@ from typing import Any
 import anyio
 import psycopg
 
-from brainbench.brain.budget import Mode, choose_concurrency, describe_choice, probe_capacity, warm_workers
+from brainbench.brain.budget import (
+    HOOK_ROLE_SLACK,
+    Mode,
+    choose_concurrency,
+    describe_choice,
+    probe_capacity,
+    warm_workers,
+)
 from brainbench.brain.databases import Brain, BrainDatabases, sweep_databases
 from brainbench.brain.seeding import SeedError, SeedReport, seed_fixture
-from brainbench.brain.server import ExternalPostgres, PostgresServer, ServerError, open_server
+from brainbench.brain.server import (
+    DatabaseFailure,
+    ExternalPostgres,
+    PostgresServer,
+    ServerError,
+    first_line,
+    open_server,
+)
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
 from brainbench.executors.base import ExecutorError, RunContext
 from brainbench.models.budget import Concurrency
 from brainbench.models.config import RunConfig
-from brainbench.models.result import Fault, Receipt, RunInfo, RunResult, SeedFailure, TraceInfo, TurnRow
+from brainbench.models.result import RunResult, SeamInfo, SeedFailure, TraceInfo
+from brainbench.models.shard import ShardInfo, ShardSpec
 from brainbench.models.trace import CONTEXT_CAP, TurnTrace
-from brainbench.orchestrator.assemble import assemble_cells, metric_names
 from brainbench.orchestrator.launch import ActiveSeam, Providers, start_seams
+from brainbench.orchestrator.outcome import FixtureOutcome, build_result, key_records, utc_iso
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
 from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
-from brainbench.scratch import scratch_parent
+from brainbench.orchestrator.shard import pair_key, plan_keys, shard_plan
+from brainbench.ownership import sweep_lock_files
+from brainbench.scratch_owner import OWNER_FILE, RUN_PREFIX, owned_scratch_dir, sweep_run_dirs
 
 Progress = Callable[[str], None]
+# A dead runner's lock file outlives it this long, so sweepers in other pid namespaces can
+# still prove its leftovers dead; `brainbench cleanup` removes it at once.
+LOCK_FILE_KEEP_S = 24 * 3600
 
 
 class RunAborted(RuntimeError):
     """The run cannot produce a valid result (e.g. write-back could not store its page)."""
 
 
-# Expected reasons for a run to stop without a result: reported in one line, exit 2.
+# Expected reasons for a run to stop early: reported in one line, exit 2, with the partial
+# result (``exc.partial``) of the fixtures that finished.
 RUN_FAILURES = (RunAborted, ServerError, ExecutorError)
 
 
-@dataclass
-class FixtureOutcome:
-    """Everything one fixture (or pair) contributed; assembled later in corpus order."""
-
-    rows: list[TurnRow] = field(default_factory=list)
-    faults: list[Fault] = field(default_factory=list)
-    write_back: Any | None = None
-    continuity: dict[str, Any] = field(default_factory=dict)  # harness → ContinuityScore
-    seed_failure: SeedFailure | None = None
-    traces: list[TurnTrace] = field(default_factory=list)
+def _database_failure(exc: psycopg.Error, server: PostgresServer) -> DatabaseFailure:
+    """A driver error under the runner's own connection: name the cause, not a traceback."""
+    cause = getattr(server, "diagnose", lambda: None)()
+    return DatabaseFailure(f"the brain database failed: {cause or first_line(exc)}")
 
 
+@functools.cache
 def git_sha() -> str:
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False,
@@ -79,12 +94,15 @@ def seam_modes(config: RunConfig) -> list[Mode]:
 
 
 class Runner:
-    def __init__(self, config: RunConfig, corpus: Corpus, progress: Progress | None = None) -> None:
+    def __init__(self, config: RunConfig, corpus: Corpus, progress: Progress | None = None,
+                 shard: ShardSpec | None = None) -> None:
         self.config = config
         self.corpus = corpus
         self.progress = progress or (lambda _: None)
         self.run_id = uuid.uuid4().hex[:10]
-        self.plan: Plan = plan_run(corpus, config)
+        self.full_plan: Plan = plan_run(corpus, config)
+        self.shard = shard
+        self.plan: Plan = shard_plan(self.full_plan, config, shard.index, shard.total) if shard else self.full_plan
         self.outcomes: dict[str, FixtureOutcome] = {}
         self.started_at = datetime.now(UTC)
         self.seams: dict[str, ActiveSeam] = {}
@@ -104,12 +122,13 @@ class Runner:
         return {"BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": source,
                 "CLAUDE_CONFIG_DIR": str(workdir / "claude")}
 
-    async def _replay_all(self, item: LoadedFixture, suites: list[str], url: str, workroot: Path, key: str,
+    async def _replay_all(self, item: LoadedFixture, suites: list[str], brain: Brain, workroot: Path, key: str,
                           slug_sources: dict[str, set[str]]) -> list[SeamReplay]:
         replays = []
         for harness, seam in self.seams.items():
             workdir = workroot / harness / key  # inside the seam's own mounted subtree
-            env = {**seam.env, **self._env(url, item.fixture.source, workdir)}
+            # Each seam logs in with its own read-only role, never with the runner's URL.
+            env = {**seam.env, **self._env(brain.hook_urls[harness], item.fixture.source, workdir)}
             replays.append(await replay_fixture(item, seam.spec, seam.process, suites=suites, env=env,
                                                 workdir=workdir, timeout_s=seam.timeout_s,
                                                 slug_sources=slug_sources, keep=self.config.keep,
@@ -132,7 +151,7 @@ class Runner:
 
     async def _regular_in(self, item: LoadedFixture, brain: Brain, workroot: Path) -> FixtureOutcome:
         out = FixtureOutcome()
-        conn, url = brain.conn, brain.url
+        conn = brain.conn
         try:
             report = await anyio.to_thread.run_sync(seed_fixture, conn, item.fixture)
         except SeedError as exc:
@@ -140,7 +159,7 @@ class Runner:
             return out
         suites = retrieval_suites(item, self.config)
         if suites:
-            replays = await self._replay_all(item, suites, url, workroot, item.fixture_id, report.slug_sources)
+            replays = await self._replay_all(item, suites, brain, workroot, item.fixture_id, report.slug_sources)
             for replay in replays:
                 out.rows += replay.rows
                 out.faults += replay.faults
@@ -181,7 +200,7 @@ class Runner:
 
     async def _pair_in(self, pair: ContinuityPair, brain: Brain, workroot: Path) -> FixtureOutcome:
         out = FixtureOutcome()
-        conn, url = brain.conn, brain.url
+        conn = brain.conn
         try:
             writer = await anyio.to_thread.run_sync(seed_fixture, conn, pair.writer.fixture)
             reader = await anyio.to_thread.run_sync(seed_fixture, conn, pair.reader.fixture)
@@ -192,7 +211,7 @@ class Runner:
         score = await anyio.to_thread.run_sync(self._write_back, conn, pair.writer)
         if "write-back" in pair.writer.fixture.suites and "write-back" in self.config.suites:
             out.write_back = score
-        replays = await self._replay_all(pair.reader, ["continuity"], url, workroot, f"pair-{pair.pair_id}",
+        replays = await self._replay_all(pair.reader, ["continuity"], brain, workroot, f"pair-{pair.pair_id}",
                                          slug_sources)
         for harness, replay in zip(self.seams, replays, strict=True):
             out.rows += replay.rows
@@ -205,10 +224,14 @@ class Runner:
     # --- whole run ----------------------------------------------------------------------
 
     async def _run(self, server: PostgresServer) -> None:
-        dbs = BrainDatabases(server, self.run_id)
-        workroot = Path(tempfile.mkdtemp(prefix=f"brainbench-run-{self.run_id}-", dir=scratch_parent()))
+        # A role per (brain, seam): its limit is what one seam's honest hooks hold on one brain
+        # (a connection per warm process, or the one call in flight), plus the budget's slack.
+        dbs = BrainDatabases(server, self.run_id, list(self.config.harnesses),
+                             connection_limit=warm_workers(self.jobs) + HOOK_ROLE_SLACK)
+        workroot = owned_scratch_dir(f"{RUN_PREFIX}{self.run_id}-")
         self.work_root = workroot
         # Warm stream processes per seam: bounded by cores, not jobs (brain/budget.py counts them).
+        # The URL only tells providers where the server is (socket or host); hooks never get it.
         providers = Providers(self.config, RunContext(run_id=self.run_id, database_url=server.database_url("postgres"),
                                                       work_root=workroot, pool_size=warm_workers(self.jobs)))
         self.llm_extractor: Any = None
@@ -222,6 +245,8 @@ class Runner:
             async def prepare_brains() -> None:
                 try:
                     await anyio.to_thread.run_sync(sweep_databases, server)
+                    await anyio.to_thread.run_sync(sweep_run_dirs)
+                    await anyio.to_thread.run_sync(lambda: sweep_lock_files(min_age_s=LOCK_FILE_KEEP_S))
                     await anyio.to_thread.run_sync(dbs.prepare)
                 except psycopg.OperationalError as exc:
                     raise ServerError(f"cannot use the brain database server: {exc}".strip()) from exc
@@ -245,17 +270,21 @@ class Runner:
                     if item.fixture_id not in self.outcomes:
                         tg.start_soon(one, item.fixture_id, lambda i=item: self._regular(i, dbs, workroot))
                 for pair in self.plan.pairs:
-                    if f"pair:{pair.pair_id}" not in self.outcomes:
-                        tg.start_soon(one, f"pair:{pair.pair_id}", lambda p=pair: self._pair(p, dbs, workroot))
+                    if pair_key(pair.pair_id) not in self.outcomes:
+                        tg.start_soon(one, pair_key(pair.pair_id), lambda p=pair: self._pair(p, dbs, workroot))
         finally:
             with anyio.CancelScope(shield=True):
                 for seam in self.seams.values():
                     with contextlib.suppress(Exception):
                         await seam.process.stop()
                 await providers.close(interrupted=self.interrupted_by is not None)
-                await anyio.to_thread.run_sync(dbs.close)
+                # A dead server cannot drop anything: its leftovers are a later sweep's (owner label).
+                with contextlib.suppress(psycopg.Error):
+                    await anyio.to_thread.run_sync(dbs.close)
                 if not self.config.keep:
                     shutil.rmtree(workroot, ignore_errors=True)
+                else:  # kept on purpose: unlabelled, so no sweep ever takes it
+                    (workroot / OWNER_FILE).unlink(missing_ok=True)
 
     async def run(self, server: PostgresServer) -> RunResult:
         async with anyio.create_task_group() as outer:
@@ -281,14 +310,7 @@ class Runner:
                 return
 
     def _resume_state(self) -> dict[str, dict[str, Any]]:
-        state: dict[str, dict[str, Any]] = {}
-        for key, o in self.outcomes.items():
-            state[key] = {
-                "write_back": o.write_back.model_dump(mode="json") if o.write_back is not None else None,
-                "continuity": {h: c.model_dump(mode="json") for h, c in o.continuity.items()},
-                "seed_failure": o.seed_failure.model_dump(mode="json") if o.seed_failure else None,
-            }
-        return state
+        return {key: o.scores() for key, o in self.outcomes.items()}
 
     def resume_from(self, previous: RunResult) -> None:
         """Adopt the finished fixtures of an interrupted run of the same corpus and config."""
@@ -296,7 +318,7 @@ class Runner:
 
         run = previous.meta.run
         state = (run.resume_state or {}) if run else {}
-        readers = {f"pair:{p.pair_id}": p.reader.fixture_id for p in self.plan.pairs}
+        readers = {pair_key(p.pair_id): p.reader.fixture_id for p in self.plan.pairs}
         for key in run.completed_fixtures if run else []:
             if key not in state:
                 continue
@@ -312,45 +334,34 @@ class Runner:
             )
 
     def ordered_keys(self) -> list[str]:
-        return [i.fixture_id for i in self.plan.regular] + [f"pair:{p.pair_id}" for p in self.plan.pairs]
+        return plan_keys(self.plan)
 
     def result(self, complete: bool = True, interrupted_by: str | None = None) -> RunResult:
-        done = [self.outcomes[k] for k in self.ordered_keys() if k in self.outcomes]
-        rows = [r for o in done for r in o.rows]
-        faults = [f for o in done for f in o.faults]
-        cells = assemble_cells(self.config, self.seams, rows, done)
-        fault_counts: dict[str, int] = {}
-        for f in faults:
-            fault_counts[f.fault_class] = fault_counts.get(f.fault_class, 0) + 1
-        meta_run = RunInfo(
-            run_id=self.run_id, executor=self.config.executor, jobs=self.jobs,
-            harnesses=list(self.config.harnesses), suites=list(self.config.suites),
-            started_at=self.started_at.isoformat().replace("+00:00", "Z"),
-            finished_at=datetime.now(UTC).isoformat().replace("+00:00", "Z"),
-            complete=complete, interrupted_by=interrupted_by,
-            completed_fixtures=[k for k in self.ordered_keys() if k in self.outcomes],
-            fixture_selection=list(self.config.fixture_ids) or None,
-            seams=[s.info for s in self.seams.values()], fault_counts=fault_counts,
-            resume_state=None if complete else self._resume_state(), concurrency=self.concurrency,
-        )
-        receipt = Receipt(
-            fixtures_hash=self.corpus.fixtures_hash, harness_sha=git_sha(),
-            ts=self.started_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-            cmd_args=self.config.cmd_args, seed=self.config.seed,
-            include_holdout=self.config.include_holdout, llm=self.config.llm,
-        )
-        from brainbench.metrics.glossary import glossary_for
-
-        traces = [t for o in done for t in o.traces]
+        keyed = [(k, self.outcomes[k]) for k in self.ordered_keys() if k in self.outcomes]
         kept = str(self.work_root) if self.config.keep and self.work_root else None
-        result = RunResult.model_validate({
-            "receipt": receipt, "cells": cells, "turn_rows": rows,
-            "seed_failures": [o.seed_failure for o in done if o.seed_failure is not None],
-            "_meta": {"metric_glossary": glossary_for(metric_names(cells)), "run": meta_run, "faults": faults,
-                      "trace": TraceInfo(rows=len(traces), context_cap=CONTEXT_CAP, work_root=kept) if kept else None},
-        })
+        traces = [t for _, o in keyed for t in o.traces]
+        meta_extra: dict[str, Any] = {
+            "trace": TraceInfo(rows=len(traces), context_cap=CONTEXT_CAP, work_root=kept) if kept else None}
+        if self.shard is not None and complete:
+            meta_extra["shard"] = ShardInfo(
+                index=self.shard.index, total=self.shard.total, plan=plan_keys(self.full_plan),
+                keys=self.ordered_keys(), fingerprint=config_fingerprint(self.config),
+                outcomes=key_records(keyed))
+        result = build_result(
+            self.config, fixtures_hash=self.corpus.fixtures_hash, harness_sha=git_sha(), seams=self.seam_infos(),
+            keyed=keyed, receipt_ts=utc_iso(self.started_at, millis=True), meta_extra=meta_extra,
+            run={"run_id": self.run_id, "executor": self.config.executor, "jobs": self.jobs,
+                 "started_at": utc_iso(self.started_at), "finished_at": utc_iso(datetime.now(UTC)),
+                 "complete": complete, "interrupted_by": interrupted_by,
+                 "fixture_selection": list(self.config.fixture_ids) or None, "concurrency": self.concurrency,
+                 "resume_state": None if complete else self._resume_state()},
+        )
+
         result.trace.extend(traces)
         return result
+
+    def seam_infos(self) -> list[SeamInfo]:
+        return [s.info for s in self.seams.values()]
 
 
 def _terminate(signum: int, _frame: object) -> None:
@@ -361,6 +372,22 @@ def _score_continuity(conn: Any, reader: LoadedFixture, injected: set[str]) -> A
     from brainbench.writeback.continuity import score_continuity
 
     return score_continuity(conn, reader, injected)
+
+
+def config_fingerprint(config: RunConfig) -> dict[str, Any]:
+    """What must be equal for two results to be parts of one run (``brainbench merge`` checks it).
+
+    Only configuration: an empty shard starts no seam, so what the seams reported
+    (image digests) is compared separately among the shards that ran some.
+    """
+    from brainbench import __version__
+
+    return {
+        "brainbench_version": __version__, "harness_sha": git_sha(),
+        "harnesses": list(config.harnesses), "suites": list(config.suites),
+        "include_holdout": config.include_holdout, "llm": config.llm, "seed": config.seed,
+        "mode": config.mode, "seams": {h: o.model_dump(mode="json") for h, o in sorted(config.seams.items())},
+    }
 
 
 def _open_budgeted(config: RunConfig, runner: Runner, notify: Progress) -> PostgresServer:
@@ -378,11 +405,15 @@ def _open_budgeted(config: RunConfig, runner: Runner, notify: Progress) -> Postg
 
 
 def run_benchmark(config: RunConfig, corpus: Corpus, progress: Progress | None = None,
-                  resume: RunResult | None = None, notify: Progress | None = None) -> RunResult:
+                  resume: RunResult | None = None, notify: Progress | None = None,
+                  shard: ShardSpec | None = None) -> RunResult:
     """Run the benchmark; ``notify`` receives the one-line diagnostics (the jobs chosen, warnings)."""
-    runner = Runner(config, corpus, progress)
+    runner = Runner(config, corpus, progress, shard)
     if resume is not None:
         runner.resume_from(resume)
+    if runner.plan.is_empty:
+        # A shard that drew no work (N above the number of units) is a valid, empty part of the run.
+        return runner.result()
     # Until the run's own signal watcher is up, SIGTERM must unwind like SIGINT
     # (its default action would kill us with the server still running).
     previous = signal.signal(signal.SIGTERM, _terminate)
@@ -396,12 +427,25 @@ def run_benchmark(config: RunConfig, corpus: Corpus, progress: Progress | None =
         return anyio.run(runner.run, server)
     except BaseExceptionGroup as group:
         # Task-group failures arrive wrapped; surface the one that explains the abort.
-        explained = group.subgroup(RUN_FAILURES)
-        while explained is not None:
-            first = explained.exceptions[0]
-            if not isinstance(first, BaseExceptionGroup):
-                raise first from None
-            explained = first
-        raise
+        failure = _explain(group, server)
+        if failure is None:
+            raise
+        failure.partial = runner.result(complete=False, interrupted_by="error")  # type: ignore[attr-defined]
+        raise failure from None
+    except (*RUN_FAILURES, psycopg.Error) as exc:
+        failure = _database_failure(exc, server) if isinstance(exc, psycopg.Error) else exc
+        failure.partial = runner.result(complete=False, interrupted_by="error")  # type: ignore[attr-defined]
+        raise failure from None
     finally:
         server.close()
+
+
+def _explain(group: BaseExceptionGroup, server: PostgresServer) -> Exception | None:
+    """The run failure inside nested task-group errors; a database error becomes a DatabaseFailure."""
+    explained = group.subgroup((*RUN_FAILURES, psycopg.Error))
+    while explained is not None:
+        first = explained.exceptions[0]
+        if not isinstance(first, BaseExceptionGroup):
+            return _database_failure(first, server) if isinstance(first, psycopg.Error) else first  # type: ignore[return-value]
+        explained = first
+    return None

@@ -34,7 +34,7 @@ def result_compact(result: RunResult) -> str:
     return stringify(result.to_json_dict()) + "\n"
 
 
-def append_ledger(path: Path, result: RunResult, exit_code: int) -> None:
+def append_ledger(path: Path, result: RunResult, exit_code: int, extra: dict[str, object] | None = None) -> None:
     run = result.meta.run
     line = {
         "ts": result.receipt.ts,
@@ -49,6 +49,7 @@ def append_ledger(path: Path, result: RunResult, exit_code: int) -> None:
         "faults": len(result.meta.faults),
         "cells": {f"{c.harness}/{c.suite}": {**c.metrics, "gold_total": c.gold_total, "gold_failed": c.gold_failed}
                   for c in result.cells},
+        **(extra or {}),
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as fh:

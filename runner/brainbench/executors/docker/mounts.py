@@ -52,15 +52,15 @@ def share_with_hook(path: str, gid: int) -> list[str]:
 def grant_socket_access(path: str) -> None:
     """Let the container's non-root user reach a bind-mounted socket directory.
 
-    The embedded Postgres keeps its socket dir 0700 as its own user; root may add
-    search (o+x) and list (o+r) there, never write.
+    Connecting to a socket needs search (o+x) on its directory, nothing more: the
+    directory stays unlistable and unwritable (the embedded server's own setting).
     """
     try:
         st = os.stat(path)
     except OSError:
         return
     if stat.S_ISDIR(st.st_mode) and (st.st_uid == os.getuid() or os.getuid() == 0):
-        want = stat.S_IXOTH | stat.S_IROTH
+        want = stat.S_IXOTH
         if st.st_mode & want != want:
             with contextlib.suppress(OSError):
                 os.chmod(path, stat.S_IMODE(st.st_mode) | want)

@@ -1,0 +1,107 @@
+"""What one work unit (a fixture or a continuity pair) contributed, and the result built from them.
+
+A run and a merge of shard results go through :func:`build_result` alike, so the
+merged document is assembled by the very code that assembles a single run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from brainbench.models.config import RunConfig
+from brainbench.models.result import Fault, Receipt, RunInfo, RunResult, SeamInfo, SeedFailure, TurnRow
+from brainbench.models.shard import KeyOutcome
+from brainbench.models.trace import TurnTrace
+from brainbench.models.writeback import ContinuityScore, WriteBackScore
+from brainbench.orchestrator.assemble import assemble_cells, metric_names
+
+
+@dataclass
+class FixtureOutcome:
+    """Everything one fixture (or pair) contributed; assembled later in corpus order."""
+
+    rows: list[TurnRow] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)
+    write_back: WriteBackScore | None = None
+    continuity: dict[str, ContinuityScore] = field(default_factory=dict)  # harness → score
+    seed_failure: SeedFailure | None = None
+    # Evidence per turn (beside the result, never in it): see orchestrator/diagnose.py.
+    traces: list[TurnTrace] = field(default_factory=list)
+
+    def scores(self) -> dict[str, Any]:
+        """The per-unit scores that cells aggregate away (for --resume)."""
+        return {
+            "write_back": self.write_back.model_dump(mode="json") if self.write_back is not None else None,
+            "continuity": {h: c.model_dump(mode="json") for h, c in self.continuity.items()},
+            "seed_failure": self.seed_failure.model_dump(mode="json") if self.seed_failure else None,
+        }
+
+    @classmethod
+    def from_record(cls, record: KeyOutcome, rows: Sequence[TurnRow], faults: Sequence[Fault],
+                    traces: Sequence[TurnTrace]) -> FixtureOutcome:
+        return cls(
+            rows=[rows[i] for i in record.rows],
+            faults=[faults[i] for i in record.faults],
+            traces=[traces[i] for i in record.traces if i < len(traces)],
+            write_back=WriteBackScore.model_validate(record.write_back) if record.write_back else None,
+            continuity={h: ContinuityScore.model_validate(c) for h, c in record.continuity.items()},
+            seed_failure=SeedFailure.model_validate(record.seed_failure) if record.seed_failure else None,
+        )
+
+
+def key_records(keyed: Sequence[tuple[str, FixtureOutcome]]) -> dict[str, KeyOutcome]:
+    """Per-unit records whose indexes point into the rows and faults that :func:`build_result` lays out."""
+    records: dict[str, KeyOutcome] = {}
+    row_at = fault_at = trace_at = 0
+    for key, o in keyed:
+        scores = o.scores()
+        records[key] = KeyOutcome(rows=list(range(row_at, row_at + len(o.rows))),
+                                  faults=list(range(fault_at, fault_at + len(o.faults))),
+                                  traces=list(range(trace_at, trace_at + len(o.traces))),
+                                  write_back=scores["write_back"], continuity=scores["continuity"],
+                                  seed_failure=scores["seed_failure"])
+        row_at += len(o.rows)
+        fault_at += len(o.faults)
+        trace_at += len(o.traces)
+    return records
+
+
+def utc_iso(ts: Any, *, millis: bool = False) -> str:
+    text = ts.isoformat(timespec="milliseconds") if millis else ts.isoformat()
+    return text.replace("+00:00", "Z")
+
+
+def build_result(config: RunConfig, *, fixtures_hash: str, harness_sha: str, seams: Sequence[SeamInfo],
+                 keyed: Sequence[tuple[str, FixtureOutcome]], run: dict[str, Any], receipt_ts: str,
+                 meta_extra: dict[str, Any] | None = None) -> RunResult:
+    """The result document of ``keyed`` outcomes, in the order given.
+
+    ``run`` holds the RunInfo fields that describe the process (id, times, executor,
+    jobs, completion); everything graded is derived here from the outcomes alone.
+    """
+    done = [o for _, o in keyed]
+    rows = [r for o in done for r in o.rows]
+    faults = [f for o in done for f in o.faults]
+    cells = assemble_cells(config, {s.harness: s.seam for s in seams}, rows, done)
+    fault_counts: dict[str, int] = {}
+    for f in faults:
+        fault_counts[f.fault_class] = fault_counts.get(f.fault_class, 0) + 1
+    meta_run = RunInfo.model_validate({
+        "harnesses": list(config.harnesses), "suites": list(config.suites),
+        "completed_fixtures": [k for k, _ in keyed], "seams": list(seams), "fault_counts": fault_counts,
+        **run,
+    })
+    receipt = Receipt(
+        fixtures_hash=fixtures_hash, harness_sha=harness_sha, ts=receipt_ts, cmd_args=config.cmd_args,
+        seed=config.seed, include_holdout=config.include_holdout, llm=config.llm,
+    )
+    from brainbench.metrics.glossary import glossary_for
+
+    return RunResult.model_validate({
+        "receipt": receipt, "cells": cells, "turn_rows": rows,
+        "seed_failures": [o.seed_failure for o in done if o.seed_failure is not None],
+        "_meta": {"metric_glossary": glossary_for(metric_names(cells)), "run": meta_run, "faults": faults,
+                  **(meta_extra or {})},
+    })

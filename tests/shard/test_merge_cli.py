@@ -1,0 +1,207 @@
+"""`run --shard I/N` then `merge`, through the real CLI: the merged result is the single run's."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = ("--fixtures", str(REPO / "fixtures"), "--gold", str(REPO / "gold"))
+
+
+def brainbench(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    return subprocess.run([sys.executable, "-m", "brainbench.cli", *map(str, args)], capture_output=True, text=True,
+                          timeout=900, check=False, env=env, cwd=cwd)
+
+
+def graded(doc: dict[str, Any]) -> dict[str, Any]:
+    """Everything graded; drops what differs between any two runs (times, ids, argv, latencies, shard info)."""
+    doc = json.loads(json.dumps(doc))
+    for key in ("ts", "cmd_args"):
+        doc["receipt"].pop(key)
+    doc["_meta"].pop("run")
+    doc["_meta"].pop("shard", None)
+    doc["_meta"].pop("trace", None)  # its sha256 covers latencies; the evidence is compared row by row
+    for row in doc["turn_rows"]:
+        row.pop("latency_ms")
+    return doc
+
+
+def evidence(trace: Path) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in trace.read_text().splitlines()]
+    for row in rows:
+        row.pop("latency_ms")
+    return rows
+
+
+def run_shards(total: int, root: Path, *extra: str, parallel: int = 1) -> list[Path]:
+    outs = [root / f"shard-{i}-of-{total}.json" for i in range(1, total + 1)]
+
+    def one(index: int) -> None:
+        proc = brainbench("run", *CORPUS, *extra, "--shard", f"{index}/{total}", "--out", outs[index - 1],
+                          "--jobs", "1", "--quiet", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+
+    with ThreadPoolExecutor(parallel) as pool:
+        list(pool.map(one, range(1, total + 1)))
+    return outs
+
+
+_SINGLE_RUNS: dict[tuple[str, ...], Path] = {}
+
+
+def single_run(extra: tuple[str, ...], factory: pytest.TempPathFactory) -> tuple[tuple[str, ...], Path]:
+    """One single (unsharded) run per selection and test session: what every merge must equal."""
+    if extra not in _SINGLE_RUNS:
+        root = factory.mktemp("single")
+        proc = brainbench("run", *CORPUS, *extra, "--out", root / "result.json", "--update-baseline",
+                          root / "baseline.json", "--quiet", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        _SINGLE_RUNS[extra] = root
+    return extra, _SINGLE_RUNS[extra]
+
+
+@pytest.fixture(scope="module", params=[(), ("--include-holdout",)], ids=["gate", "holdout"])
+def single(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[tuple[str, ...], Path]:
+    return single_run(request.param, tmp_path_factory)
+
+
+def merge_and_check(single: tuple[tuple[str, ...], Path], outs: list[Path], root: Path) -> None:
+    _extra, single_root = single
+    proc = brainbench("merge", *outs, "--out", root / "merged.json", "--update-baseline", root / "baseline.json",
+                      "--ledger", root / "ledger.jsonl", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert (root / "baseline.json").read_bytes() == (single_root / "baseline.json").read_bytes()
+    merged = json.loads((root / "merged.json").read_text())
+    assert graded(merged) == graded(json.loads((single_root / "result.json").read_text()))
+    assert "shard" not in merged["_meta"]
+    # every turn's evidence (verdicts, reasons) travels with its rows
+    assert evidence(root / "merged.trace.jsonl") == evidence(single_root / "result.trace.jsonl")
+    assert merged["_meta"]["trace"]["rows"] == len(evidence(root / "merged.trace.jsonl")) > 0
+    line = json.loads((root / "ledger.jsonl").read_text().splitlines()[-1])
+    assert [m["shard"] for m in line["merged_from"]] == [f"{i}/{len(outs)}" for i in range(1, len(outs) + 1)]
+    assert all(m["run_id"] for m in line["merged_from"])
+    # the gate works on the merged result exactly as on a single run
+    gate = brainbench("merge", *outs, "--compare", single_root / "baseline.json", "--committed-baseline",
+                      single_root / "baseline.json", "--json", cwd=root)
+    assert gate.returncode == 0, gate.stdout + gate.stderr
+    doc = json.loads(gate.stdout)
+    assert (doc.get("compare") or doc["_meta"].get("compare"))["verdict"] == "pass"
+
+
+@pytest.mark.parametrize("total", [1, 2, 3, 7])
+def test_shards_merge_into_the_single_run(single: tuple[tuple[str, ...], Path], total: int, tmp_path: Path) -> None:
+    merge_and_check(single, run_shards(total, tmp_path, *single[0], parallel=2), tmp_path)
+
+
+@pytest.mark.timeout(1200)
+def test_two_hundred_shards_merge_into_the_single_run(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path,
+                                                      pg_server: Any) -> None:
+    # N=200 runs on the gate selection only: 200 CLI runs cost minutes on 2 cores.  One server serves all
+    # 200 processes (in a cluster each shard has its own; this only saves 200 server start-ups); every
+    # run still works in databases and roles of its own.
+    single = single_run((), tmp_path_factory)
+    outs = run_shards(200, tmp_path, "--database-url", pg_server.admin_url, parallel=2)
+    empty = [p for p in outs if not json.loads(p.read_text())["_meta"]["shard"]["keys"]]
+    assert empty, "N above the number of units leaves empty shards, which are valid"
+    merge_and_check(single, outs, tmp_path)
+
+
+# --- refusals ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def three(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    root = tmp_path_factory.mktemp("three")
+    return run_shards(3, root, "--suite", "push,continuity", parallel=2)
+
+
+def edited(path: Path, tmp_path: Path, name: str, change: Any) -> Path:
+    doc = json.loads(path.read_text())
+    doc["_meta"].pop("trace", None)  # the copy has no trace file beside it; evidence is optional
+    change(doc)
+    out = tmp_path / name
+    out.write_text(json.dumps(doc))
+    return out
+
+
+def refused(tmp_path: Path, *files: Path) -> str:
+    proc = brainbench("merge", *files, "--out", tmp_path / "merged.json", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert not (tmp_path / "merged.json").exists()
+    assert "Traceback" not in proc.stderr
+    return proc.stderr
+
+
+def test_merge_of_complete_shards_passes(three: list[Path], tmp_path: Path) -> None:
+    proc = brainbench("merge", *three, "--out", tmp_path / "merged.json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_refuses_a_missing_shard(three: list[Path], tmp_path: Path) -> None:
+    assert "missing shard(s): 2/3" in refused(tmp_path, three[0], three[2])
+
+
+def test_refuses_overlapping_shards(three: list[Path], tmp_path: Path) -> None:
+    assert "overlapping shards: 1/3 given 2 times" in refused(tmp_path, three[0], three[0], three[1], three[2])
+    moved = json.loads(three[1].read_text())["_meta"]["shard"]["keys"][0]
+
+    def steal(doc: dict[str, Any]) -> None:
+        doc["_meta"]["shard"]["keys"].append(moved)
+
+    thief = edited(three[0], tmp_path, "thief.json", steal)
+    assert f"overlapping shards: {moved} is in both" in refused(tmp_path, thief, three[1], three[2])
+
+
+def test_refuses_shards_of_another_corpus(three: list[Path], tmp_path: Path) -> None:
+    def other(doc: dict[str, Any]) -> None:
+        doc["receipt"]["fixtures_hash"] = "0" * 64
+
+    assert "shards differ in corpus (fixtures_hash)" in refused(
+        tmp_path, edited(three[0], tmp_path, "other.json", other), three[1], three[2])
+
+
+@pytest.mark.parametrize(("key", "value"), [("suites", ["push"]), ("include_holdout", True), ("llm", True),
+                                            ("brainbench_version", "9.9.9"), ("harness_sha", "f" * 40),
+                                            ("seams", {"codex": {"image": "x/y:1"}})])
+def test_refuses_shards_of_another_config_or_version(three: list[Path], tmp_path: Path, key: str,
+                                                     value: Any) -> None:
+    def other(doc: dict[str, Any]) -> None:
+        doc["_meta"]["shard"]["fingerprint"][key] = value
+
+    assert f"shards differ in config {key}" in refused(
+        tmp_path, three[0], edited(three[1], tmp_path, "other.json", other), three[2])
+
+
+def test_refuses_results_that_are_not_finished_shards(three: list[Path], tmp_path: Path) -> None:
+    def unshard(doc: dict[str, Any]) -> None:
+        doc["_meta"].pop("shard")
+
+    def interrupt(doc: dict[str, Any]) -> None:
+        doc["_meta"]["run"]["complete"] = False
+
+    assert "not a shard result" in refused(tmp_path, edited(three[0], tmp_path, "plain.json", unshard),
+                                           three[1], three[2])
+    assert "an interrupted run" in refused(tmp_path, edited(three[0], tmp_path, "cut.json", interrupt),
+                                           three[1], three[2])
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text("{\"receipt\": 3}")
+    assert f"{garbage}: not a BrainBench result" in refused(tmp_path, garbage, three[1], three[2])
+    assert "cannot read" in refused(tmp_path, tmp_path / "absent.json", three[1], three[2])
+
+
+def test_run_refuses_a_gate_on_a_shard(tmp_path: Path) -> None:
+    proc = brainbench("run", *CORPUS, "--shard", "1/2", "--out", tmp_path / "s.json", "--compare",
+                      REPO / "baselines" / "main.json", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "gate the merged result" in proc.stderr
+    proc = brainbench("run", *CORPUS, "--shard", "3/2", "--out", tmp_path / "s.json", cwd=tmp_path)
+    assert proc.returncode == 2 and "--shard" in proc.stderr and "Traceback" not in proc.stderr
