@@ -153,8 +153,9 @@ def test_timeout_kills_inside_container_and_discards_output(hook_image: str, run
     assert o.timed_out is True
     assert o.stdout == b"" and o.stderr == b"" and o.exit_code is None  # output discarded
     assert 1.0 <= wall < 4.0, wall
-    # Neither the hook nor its child survived: only the idle loop's sleep remains.
-    assert "sleep 30" not in ps and "echo_hook" not in ps, ps
+    # Neither the hook nor its child survived: only the idle loop's sleep remains, and in
+    # stream mode the pool's other warm worker (started at warm-up), never the killed one.
+    assert "sleep 30" not in ps and ps.count("echo_hook") == (1 if mode == "stream" else 0), ps
     # The seam keeps working after a timeout (stream mode restarts its process).
     assert context_of(after)["prompt"] == "after"
 

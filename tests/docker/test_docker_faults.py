@@ -460,7 +460,7 @@ def seeded(reference: Path, docker_client: Any) -> Iterator[tuple[Any, str, Any]
 def test_postgres_restart_under_a_codex_container(seeded: tuple[Any, str, Any], mode: str, run_id: str,
                                                   tmp_path: Path) -> None:
     from brainbench.executors.base import SeamLaunch
-    from brainbench.executors.docker import DockerExecutor
+    from brainbench.executors.docker import DockerConfig, DockerExecutor
     from brainbench.harnesses.registry import SEAMS
     from brainbench.models.corpus import PublicTurn
     from outage import CountingSeam, outage_and_recovery  # type: ignore[import-not-found]
@@ -472,7 +472,8 @@ def test_postgres_restart_under_a_codex_container(seeded: tuple[Any, str, Any], 
     seen: dict[str, Any] = {}
 
     async def scenario() -> None:
-        executor = DockerExecutor(run_id=run_id, pool_size=1)
+        # The brain is part of the run's context, given before any seam starts.
+        executor = DockerExecutor(DockerConfig(database_url=url), run_id=run_id, pool_size=1)
         launch = SeamLaunch(seam="codex", command=SEAMS["codex"].command(mode == "stream"),
                             mode=mode,  # type: ignore[arg-type]
                             image="brainbench/codex:latest", shared_paths=(str(tmp_path),), run_id=run_id)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import uuid
@@ -27,7 +26,8 @@ from pathlib import Path
 
 import pytest
 from brainbench.brain.server import EmbeddedPostgres
-from brainbench.executors.docker.config import LABEL_MANAGED, LABEL_OWNER_HOST, LABEL_OWNER_PID
+from brainbench.executors.docker.config import LABEL_MANAGED, LABEL_OWNER
+from brainbench.models.owner import Owner
 from loadkit import (  # type: ignore[import-not-found]
     COMMITTED,
     bench_command,
@@ -92,11 +92,10 @@ def _docker() -> object | None:
 
 
 def _our_containers(client: object, pids: list[int]) -> list[str]:
-    host = socket.gethostname()
     found = []
     for entry in client.api.containers(all=True, filters={"label": f"{LABEL_MANAGED}=1"}):  # type: ignore[attr-defined]
-        labels = entry.get("Labels") or {}
-        if labels.get(LABEL_OWNER_HOST) == host and labels.get(LABEL_OWNER_PID) in {str(p) for p in pids}:
+        owner = Owner.from_label((entry.get("Labels") or {}).get(LABEL_OWNER))
+        if owner is not None and owner.pid in pids:
             found.append((entry.get("Names") or [entry["Id"]])[0])
     return found
 

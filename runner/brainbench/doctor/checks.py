@@ -194,7 +194,9 @@ async def _check_mode(report: DoctorReport, mode: InvocationMode, *, command: Se
     from brainbench.executors.docker.provider import DockerExecutor, DockerSeamProcess
 
     harness = report.harness
-    config = DockerConfig(docker_host=docker_host, database_url=env.get("BRAINBENCH_DATABASE_URL"))
+    # The stream warm-up handshake gets the same deadline as a call.
+    config = DockerConfig(docker_host=docker_host, database_url=env.get("BRAINBENCH_DATABASE_URL"),
+                          stream_handshake_s=timeout_s)
     executor = DockerExecutor(config, run_id=f"bb-doctor-{uuid.uuid4().hex[:8]}", pool_size=1)
     try:
         try:

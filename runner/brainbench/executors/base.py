@@ -1,8 +1,19 @@
-"""The executor interface: start a seam, call one hook with one JSON message, stop.
+"""The executor interface: prepare a run, start warm seams, call hooks, close.
 
-Executors move bytes; they know nothing about memory, gold or metrics.  How the
-bytes are interpreted (silence, context, block, contract violation) lives in
-``brainbench.harnesses.grading`` so every provider is graded by one set of rules.
+The lifecycle follows Inspect AI's sandbox environments:
+
+* ``prepare(RunContext)`` once per run: run id, where the brain is, the work root;
+  the provider sweeps provably dead leftovers and builds run-scoped resources
+  (a Docker network) here, never lazily inside a call.
+* ``start(SeamLaunch)`` returns a seam that is already *warm and answering*, in every
+  provider and mode: start-up never counts against a graded call's timeout.
+* ``close(interrupted)`` releases everything the run created.
+* ``cleanup(run_id)`` (class level) removes what a dead run left behind.
+
+Signals belong to the orchestrator: a provider installs no handlers.  Executors move
+bytes; they know nothing about memory, gold or metrics.  How the bytes are interpreted
+(silence, context, block, contract violation) lives in ``brainbench.harnesses.grading`` so
+every provider is graded by one set of rules.
 """
 
 from __future__ import annotations
@@ -10,14 +21,28 @@ from __future__ import annotations
 import abc
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import ClassVar, Literal
 
 from brainbench.models.hook_io import HookCall, HookOutcome
 
 # Re-exported: providers and their tests import the call shapes from here.
-__all__ = ["Executor", "ExecutorError", "HookCall", "HookOutcome", "InvocationMode", "SeamLaunch", "SeamProcess"]
+__all__ = ["Executor", "ExecutorError", "HookCall", "HookOutcome", "InvocationMode", "RunContext", "SeamLaunch",
+           "SeamProcess"]
 
 InvocationMode = Literal["exec", "stream"]
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What every seam of one run shares; given to the provider once, at ``prepare``."""
+
+    run_id: str
+    # Where hooks reach the brain (any database on the server: only host/socket matter).
+    database_url: str | None = None
+    work_root: Path | None = None
+    # Seam processes per seam answering at once (stream pool size).
+    pool_size: int = 2
 
 
 @dataclass(frozen=True)
@@ -32,6 +57,9 @@ class SeamLaunch:
     # Host paths the hook must see at the same absolute path (transcripts, cwd).
     shared_paths: tuple[str, ...] = ()
     run_id: str = ""
+    # True: ``mode`` is only the run's default, and an image that does not declare it
+    # (label ``io.brainbench.modes``) runs in exec mode instead.
+    mode_from_image: bool = False
 
 
 class ExecutorError(RuntimeError):
@@ -43,6 +71,11 @@ class ExecutorError(RuntimeError):
 
 class SeamProcess(abc.ABC):
     """A started seam that can answer hook calls until stopped."""
+
+    # The mode it actually runs in (a production image may not speak stream).
+    mode: InvocationMode = "exec"
+    # Set by providers that run images: what the result records as the image's identity.
+    image_digest: str | None = None
 
     @abc.abstractmethod
     async def call(self, call: HookCall) -> HookOutcome: ...
@@ -56,8 +89,18 @@ class Executor(abc.ABC):
 
     name: ClassVar[str]
 
-    @abc.abstractmethod
-    async def start(self, launch: SeamLaunch) -> SeamProcess: ...
+    async def prepare(self, context: RunContext) -> None:  # noqa: B027 - optional for providers
+        """Once per run, before any ``start``: sweep dead leftovers, build run-scoped resources."""
 
-    async def close(self) -> None:  # noqa: B027 - optional hook for providers
-        """Release run-scoped resources (networks, pools)."""
+    @abc.abstractmethod
+    async def start(self, launch: SeamLaunch) -> SeamProcess:
+        """A seam that is warm and answering; raises ``ExecutorError`` with one clear line if not."""
+
+    async def close(self, interrupted: bool = False) -> None:  # noqa: B027 - optional for providers
+        """Release run-scoped resources (containers, networks, pools).  ``interrupted``: the
+        run was cancelled; release without waiting on anything graceful."""
+
+    @classmethod
+    def cleanup(cls, run_id: str | None = None) -> list[str]:
+        """Remove what dead runs (or run ``run_id``) left behind; returns what was removed."""
+        return []

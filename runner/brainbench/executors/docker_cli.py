@@ -22,14 +22,16 @@ app.add_typer(images_app, name="images")
 @app.command()
 def cleanup(
     run_id: Annotated[str | None, typer.Option("--run-id", help="Only this run's objects.")] = None,
-    dead_only: Annotated[bool, typer.Option("--dead-only", help="Only runs whose runner is gone.")] = False,
+    dead_only: Annotated[bool, typer.Option("--dead-only", help="Only runs whose runner is gone (the default).")]
+    = False,
     database_url: Annotated[str | None, typer.Option(
         "--database-url", help="Also drop labelled databases on this server.")] = None,
     docker_host: Annotated[str | None, typer.Option("--docker-host", envvar="DOCKER_HOST")] = None,
     all_runs: Annotated[bool, typer.Option(
-        "--all", help="Also remove the containers, networks, databases, roles and scratch of LIVE runs.")] = False,
+        "--all", help="Also remove the containers, networks, databases, roles and scratch of LIVE runs "
+        "(and of runs that cannot be judged, e.g. another machine's).")] = False,
 ) -> None:
-    """Remove BrainBench-labelled containers and networks (all, one run, or dead runs)."""
+    """Remove BrainBench containers and networks of dead runs (with --all: of every run)."""
     from rich.console import Console
 
     from ..brain.cleanup import clean_brains
@@ -51,13 +53,20 @@ def cleanup(
     except DockerUnavailable as exc:
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from exc
-    # Dead runs only by default, like the brain side; --all (or one --run-id) takes live ones too.
-    report = remove_labelled(api, run_id=run_id, dead_only=dead_only or (run_id is None and not all_runs))
+    # Dead runs only unless --all (the issue's rule: removing a live run's objects is explicit);
+    # --run-id narrows the selection, it does not widen it.
+    report = remove_labelled(api, run_id=run_id, dead_only=dead_only or not all_runs)
     api.close()
+    why = "" if all_runs else " (owner dead)"
     for name in report.containers:
-        console.print(f"removed container {name}")
+        console.print(f"removed container {name}{why}")
     for name in report.networks:
-        console.print(f"removed network {name}")
+        console.print(f"removed network {name}{why}")
+    if report.kept:
+        console.print(f"kept {len(report.kept)} object(s) of runs that may still be running; "
+                      "`brainbench cleanup --all` removes them too (it would break those runs):")
+        for item in report.kept:
+            console.print(f"  {item}")
     errors = report.errors + brains.errors
     console.print(f"cleanup: {report.removed + len(brains.removed)} object(s) removed"
                   + (f", [red]{len(errors)} error(s)[/red]" if errors else ""))

@@ -12,20 +12,36 @@ import os
 import signal
 import time
 from collections.abc import Mapping
-from subprocess import PIPE
+from subprocess import DEVNULL, PIPE
 from typing import ClassVar
 
 import anyio
 from anyio.abc import ByteReceiveStream, Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from brainbench.executors.base import Executor, HookCall, HookOutcome, SeamLaunch, SeamProcess
+from brainbench.executors.base import (
+    Executor,
+    ExecutorError,
+    HookCall,
+    HookOutcome,
+    RunContext,
+    SeamLaunch,
+    SeamProcess,
+)
 from brainbench.executors.hook_env import inherited_environment
+from brainbench.executors.limits import (
+    MAX_OUTPUT_BYTES,
+    MAX_STREAM_LINE_BYTES,
+    CappedBuffer,
+    OutputLimitExceeded,
+    decode_stream_text,
+    oversize_outcome,
+    stream_handshake_error,
+)
+from brainbench.models.wire import HANDSHAKE_INPUT, StreamProtocolError, decode_response, encode_request
 
-# Enough to see that a hook broke the 10,000-character cap, without letting a
-# runaway hook fill the runner's memory.
-MAX_CAPTURE = 1024 * 1024
-WARM_UP_TIMEOUT_S = 60.0
+# Long enough for an interpreter and its imports on a loaded 2-core machine.
+WARM_UP_TIMEOUT_S = 30.0
 
 
 def _kill_group(pid: int) -> None:
@@ -34,16 +50,17 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-async def _drain(stream: ByteReceiveStream | None, sink: bytearray) -> None:
+async def _drain(stream: ByteReceiveStream | None, sink: CappedBuffer) -> None:
     if stream is None:
         return
     with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
         async for chunk in stream:
-            if len(sink) < MAX_CAPTURE:
-                sink.extend(chunk[: MAX_CAPTURE - len(sink)])
+            sink.add(chunk)
 
 
 class _ExecSeam(SeamProcess):
+    mode = "exec"
+
     def __init__(self, launch: SeamLaunch) -> None:
         self.launch = launch
 
@@ -55,29 +72,45 @@ class _ExecSeam(SeamProcess):
                                             env=env, start_new_session=True)
         except OSError as exc:
             return HookOutcome(None, b"", b"", False, 0.0, infra_error=f"cannot start seam: {exc}")
-        out, err = bytearray(), bytearray()
         # The deadline covers writing stdin (a hook that never reads it would block a large payload
         # forever) and reading stdout/stderr to EOF: like Claude Code and Codex, the call is over
         # only when the pipes close, so a grandchild that escaped the group with our stdout is a
         # timeout, not a hang of the runner.
+        try:
+            return await self._supervise(proc, call, started)
+        finally:
+            # Also on cancellation (an interrupted run): the hook's group never outlives its call.
+            _kill_group(proc.pid)
+            with anyio.CancelScope(shield=True):
+                await proc.aclose()
+
+    async def _supervise(self, proc: Process, call: HookCall, started: float) -> HookOutcome:
+        out, err = CappedBuffer("stdout"), CappedBuffer("stderr")
+        over: OutputLimitExceeded | None = None
         with anyio.move_on_after(call.timeout_s) as scope:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(_drain, proc.stdout, out)
-                tg.start_soon(_drain, proc.stderr, err)
-                with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, BrokenPipeError):
-                    assert proc.stdin is not None
-                    await proc.stdin.send(call.payload)
-                with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, BrokenPipeError):
-                    assert proc.stdin is not None
-                    await proc.stdin.aclose()
-                await proc.wait()
-                # The hook is done; whatever is left in its group is a leak holding our pipes open.
-                _kill_group(proc.pid)
+            try:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(_drain, proc.stdout, out)
+                    tg.start_soon(_drain, proc.stderr, err)
+                    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError,
+                                             BrokenPipeError):
+                        assert proc.stdin is not None
+                        await proc.stdin.send(call.payload)
+                    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError,
+                                             BrokenPipeError):
+                        assert proc.stdin is not None
+                        await proc.stdin.aclose()
+                    await proc.wait()
+                    # The hook is done; whatever is left in its group is a leak holding our pipes open.
+                    _kill_group(proc.pid)
+            except* OutputLimitExceeded as group:
+                over = group.exceptions[0]  # type: ignore[assignment]
         timed_out = scope.cancelled_caught
         _kill_group(proc.pid)
         await proc.wait()
-        await proc.aclose()
         elapsed = (time.perf_counter() - started) * 1000
+        if over is not None:
+            return oversize_outcome(over, elapsed)
         if timed_out:  # like Claude Code: a timed-out hook's output is discarded
             return HookOutcome(None, b"", b"", True, elapsed)
         return HookOutcome(proc.returncode, bytes(out), bytes(err), False, elapsed)
@@ -91,12 +124,11 @@ class _StreamWorker:
         self.launch = launch
         self.proc: Process | None = None
         self.reader: BufferedByteReceiveStream | None = None
-        self.stderr = bytearray()
         self.next_id = 1
 
     async def _ensure(self) -> Process:
         if self.proc is None or self.proc.returncode is not None:
-            self.proc = await anyio.open_process(list(self.launch.command), stdin=PIPE, stdout=PIPE, stderr=PIPE,
+            self.proc = await anyio.open_process(list(self.launch.command), stdin=PIPE, stdout=PIPE, stderr=DEVNULL,
                                                  env={**inherited_environment(), **self.launch.env},
                                                  start_new_session=True)
             assert self.proc.stdout is not None
@@ -120,16 +152,18 @@ class _StreamWorker:
             return HookOutcome(None, b"", b"", False, 0.0, infra_error=f"cannot start seam: {exc}")
         rid = self.next_id
         self.next_id += 1
-        request = {"id": rid, "env": dict(env), "input": json.loads(call.payload)}
-        line = (json.dumps(request, ensure_ascii=False) + "\n").encode()
         raw: bytes | None = None
         with anyio.move_on_after(call.timeout_s) as scope:
             try:
                 assert proc.stdin is not None and self.reader is not None
-                await proc.stdin.send(line)
-                raw = await self.reader.receive_until(b"\n", MAX_CAPTURE)
+                await proc.stdin.send(encode_request(rid, env, _stream_input(call.payload)))
+                raw = await self.reader.receive_until(b"\n", MAX_STREAM_LINE_BYTES)
+            except anyio.DelimiterNotFound:
+                await self.kill()
+                return oversize_outcome(OutputLimitExceeded("stream response line", MAX_STREAM_LINE_BYTES),
+                                        (time.perf_counter() - started) * 1000)
             except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError, anyio.ClosedResourceError,
-                    anyio.DelimiterNotFound, BrokenPipeError):
+                    BrokenPipeError):
                 raw = None
         elapsed = (time.perf_counter() - started) * 1000
         if scope.cancelled_caught:
@@ -140,34 +174,55 @@ class _StreamWorker:
             await self.kill()
             return HookOutcome(code if code is not None else 1, b"", b"stream process died", False, elapsed)
         try:
-            doc = json.loads(raw)
-            if doc.get("id") != rid:
-                raise ValueError(f"answer id {doc.get('id')} for request {rid}")
-            return HookOutcome(int(doc["exit_code"]), str(doc.get("stdout", "")).encode(),
-                               str(doc.get("stderr", "")).encode(), False, elapsed)
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            code, stdout, stderr = decode_response(raw, rid)
+        except StreamProtocolError as exc:
             await self.kill()
-            return HookOutcome(1, b"", f"stream protocol violation: {exc}".encode(), False, elapsed)
+            return HookOutcome(1, b"", str(exc).encode(), False, elapsed)
+        out, err = decode_stream_text(stdout), decode_stream_text(stderr)
+        for name, data in (("stdout", out), ("stderr", err)):
+            if len(data) > MAX_OUTPUT_BYTES:
+                await self.kill()  # the same rule as exec: over the cap, the hook is killed
+                return oversize_outcome(OutputLimitExceeded(name, MAX_OUTPUT_BYTES), elapsed)
+        return HookOutcome(code, out, err, False, elapsed)
+
+
+def _stream_input(payload: bytes) -> object:
+    """The request's ``input``: the payload's JSON, or its text when it is not JSON."""
+    try:
+        return json.loads(payload)
+    except ValueError:
+        return payload.decode("utf-8", "surrogateescape")
 
 
 class _StreamSeam(SeamProcess):
+    mode = "stream"
+
     def __init__(self, launch: SeamLaunch, size: int) -> None:
         self.launch = launch
         self.workers = [_StreamWorker(launch) for _ in range(max(1, size))]
         self.idle: list[_StreamWorker] = list(self.workers)
         self.available = anyio.Semaphore(len(self.workers))
 
-    async def warm(self) -> None:
+    async def warm(self, timeout_s: float = WARM_UP_TIMEOUT_S) -> None:
         """Start every worker and wait until it answers, so interpreter start-up and
         imports are never charged to a graded turn's timeout."""
-        ping = HookCall(b"{}", {}, WARM_UP_TIMEOUT_S)
+        ping = HookCall(json.dumps(HANDSHAKE_INPUT).encode(), {}, timeout_s)
+        failures: list[str] = []
 
         async def one(worker: _StreamWorker) -> None:
-            await worker.call(ping, {})
+            outcome = await worker.call(ping, {})
+            if outcome.timed_out:
+                failures.append(stream_handshake_error(self.launch.seam, timeout_s))
+            elif outcome.infra_error or outcome.exit_code is None or outcome.stderr == b"stream process died":
+                failures.append(f"{self.launch.seam}: the stream process did not answer its handshake "
+                                f"({outcome.infra_error or outcome.stderr.decode(errors='replace')})")
 
         async with anyio.create_task_group() as tg:
             for worker in self.workers:
                 tg.start_soon(one, worker)
+        if failures:
+            await self.stop()
+            raise ExecutorError(failures[0])
 
     async def call(self, call: HookCall) -> HookOutcome:
         async with self.available:
@@ -186,14 +241,33 @@ class _StreamSeam(SeamProcess):
 
 
 class LocalExecutor(Executor):
+    """Seams as subprocesses of the runner.  They run with the runner's own privileges:
+    local mode is for code you trust (our contract adapters); see docs/EXECUTORS.md."""
+
     name: ClassVar[str] = "local"
 
     def __init__(self, pool_size: int = 2) -> None:
         self.pool_size = pool_size
+        self._seams: list[SeamProcess] = []
+
+    async def prepare(self, context: RunContext) -> None:
+        self.pool_size = context.pool_size
 
     async def start(self, launch: SeamLaunch) -> SeamProcess:
+        if not launch.command:
+            raise ExecutorError(f"{launch.seam}: no hook command to run locally"
+                                + (f" (image {launch.image} needs the docker executor)" if launch.image else ""))
         if launch.mode == "exec":
-            return _ExecSeam(launch)
-        seam = _StreamSeam(launch, self.pool_size)
-        await seam.warm()
+            seam: SeamProcess = _ExecSeam(launch)
+        else:
+            seam = _StreamSeam(launch, self.pool_size)
+            await seam.warm()
+        self._seams.append(seam)
         return seam
+
+    async def close(self, interrupted: bool = False) -> None:
+        with anyio.CancelScope(shield=True):
+            for seam in self._seams:
+                with contextlib.suppress(Exception):
+                    await seam.stop()
+        self._seams.clear()

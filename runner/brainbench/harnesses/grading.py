@@ -7,6 +7,13 @@ unknown keys or a failing exit inject nothing); the OpenClaw bridge takes only a
 clean exit-0 JSON answer.  A timeout always discards the output; exit 2 blocks.
 Every deviation from the clean contract is recorded as a fault, even when the
 harness would still have used the context.
+
+Output over the capture cap (``executors.limits``, 1 MiB per channel) is ``oversize``:
+the hook was killed and its output discarded, in every dialect.  stdout that is not
+UTF-8 is a ``contract_violation`` in every dialect; only Claude Code still uses it
+(Node decodes stdout with U+FFFD replacements and applies the text), so the claude
+dialect keeps the replaced text as context while recording the fault; Codex and the
+OpenClaw bridge inject nothing.
 """
 
 from __future__ import annotations
@@ -41,20 +48,25 @@ def grade(outcome: HookOutcome, dialect: Dialect, event: str = "UserPromptSubmit
         return Graded(None, "infra_error", outcome.infra_error)
     if outcome.timed_out:
         return Graded(None, "adapter_timeout", f"no answer within the timeout ({outcome.duration_ms:.0f} ms)")
+    if outcome.oversize is not None:
+        return Graded(None, "oversize", f"{outcome.oversize}: the hook was killed and its output discarded")
     code = outcome.exit_code
     if code == 2:
         return Graded(None, "blocked", _first_line(outcome.stderr) or "exit 2 with empty stderr")
     if code == EXIT_BACKEND_UNAVAILABLE:
         return Graded(None, "infra_error", _first_line(outcome.stderr) or "backend unavailable")
-    text = outcome.stdout.decode("utf-8", errors="replace")
-    stripped = text.strip()
     if code != 0:
+        stripped = outcome.stdout.decode("utf-8", errors="replace").strip()
         crash = f"exit {code}: {_first_line(outcome.stderr) or 'no stderr'}"
         if dialect == "claude" and stripped.startswith("{"):
             parsed = _parse_json_output(stripped, event, strict=False)
             if parsed.fault is None:
                 return Graded(parsed.context, "adapter_crash", crash)
         return Graded(None, "adapter_crash", crash)
+    try:
+        stripped = outcome.stdout.decode("utf-8").strip()
+    except UnicodeDecodeError as exc:
+        return _not_utf8(outcome, dialect, event, exc)
     if not stripped:
         return Graded(None)
     if len(stripped) > MAX_CONTEXT_CHARS:
@@ -68,6 +80,16 @@ def grade(outcome: HookOutcome, dialect: Dialect, event: str = "UserPromptSubmit
         # Claude Code treats {-prefixed text that is not JSON as plain context.
         return Graded(stripped, "contract_violation", parsed.detail)
     return parsed
+
+
+def _not_utf8(outcome: HookOutcome, dialect: Dialect, event: str, exc: UnicodeDecodeError) -> Graded:
+    detail = f"stdout is not UTF-8 (byte {exc.start}: {exc.reason})"
+    if dialect != "claude":
+        return Graded(None, "contract_violation", detail)
+    # What Claude Code would apply: the replaced text, graded by the same rules.
+    lenient = grade(HookOutcome(0, outcome.stdout.decode("utf-8", errors="replace").encode(), outcome.stderr,
+                                False, outcome.duration_ms), dialect, event)
+    return Graded(lenient.context, lenient.fault or "contract_violation", lenient.detail or detail)
 
 
 def _parse_json_output(text: str, event: str, strict: bool) -> Graded:

@@ -79,24 +79,21 @@ def _exec(handler: Handler) -> int:
 
 
 def _stream(handler: Handler) -> int:
-    out = sys.stdout
-    for line in sys.stdin:
+    # The codec is imported here, not at the top: exec mode must not pay for it.
+    from brainbench.models.wire import StreamProtocolError, decode_request, encode_response
+
+    out = sys.stdout.buffer
+    for line in sys.stdin.buffer:
         if not line.strip():
             continue
         try:
-            request = json.loads(line)
-            rid = int(request["id"])
-            env = {**os.environ, **{str(k): str(v) for k, v in (request.get("env") or {}).items()}}
-            payload = json.dumps(request["input"], ensure_ascii=False)
-        except (ValueError, KeyError, TypeError) as exc:
-            out.write(json.dumps({"id": -1, "exit_code": 1, "stdout": "", "stderr": f"bad stream request: {exc}"}))
-            out.write("\n")
+            rid, request_env, message = decode_request(line)
+        except StreamProtocolError as exc:
+            out.write(encode_response(-1, 1, "", str(exc)))
             out.flush()
             continue
-        result = invoke(handler, payload, env)
-        out.write(json.dumps({"id": rid, "exit_code": result.exit_code, "stdout": result.stdout,
-                              "stderr": result.stderr}, ensure_ascii=False))
-        out.write("\n")
+        result = invoke(handler, json.dumps(message, ensure_ascii=False), {**os.environ, **request_env})
+        out.write(encode_response(rid, result.exit_code, result.stdout, result.stderr))
         out.flush()
     return 0
 

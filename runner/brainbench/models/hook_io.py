@@ -32,3 +32,6 @@ class HookOutcome:
     # Set when the executor itself failed (spawn error, container gone): an
     # infrastructure fault, never a memory miss.
     infra_error: str | None = None
+    # Set when the hook wrote more than the output cap (executors.limits) and was killed
+    # for it; the output is discarded and the call graded ``oversize``.
+    oversize: str | None = None

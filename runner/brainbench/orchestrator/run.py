@@ -13,7 +13,6 @@ import signal
 import subprocess
 import uuid
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -40,13 +39,13 @@ from brainbench.brain.server import (
     open_server,
 )
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
-from brainbench.executors.base import Executor, ExecutorError, SeamLaunch, SeamProcess
-from brainbench.harnesses.registry import SEAMS, SeamSpec
+from brainbench.executors.base import ExecutorError, RunContext
 from brainbench.models.budget import Concurrency
 from brainbench.models.config import RunConfig
 from brainbench.models.result import RunResult, SeamInfo, SeedFailure, TraceInfo
 from brainbench.models.shard import ShardInfo, ShardSpec
 from brainbench.models.trace import CONTEXT_CAP, TurnTrace
+from brainbench.orchestrator.launch import ActiveSeam, Providers, start_seams
 from brainbench.orchestrator.outcome import FixtureOutcome, build_result, key_records, utc_iso
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
 from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
@@ -75,15 +74,6 @@ def _database_failure(exc: psycopg.Error, server: PostgresServer) -> DatabaseFai
     return DatabaseFailure(f"the brain database failed: {cause or first_line(exc)}")
 
 
-@dataclass
-class ActiveSeam:
-    spec: SeamSpec
-    process: SeamProcess
-    info: SeamInfo
-    timeout_s: float
-    env: dict[str, str]
-
-
 @functools.cache
 def git_sha() -> str:
     try:
@@ -94,18 +84,6 @@ def git_sha() -> str:
     return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
 
 
-def make_executor(config: RunConfig, jobs: int) -> Executor:
-    # Warm stream processes per seam: bounded by cores, not jobs (brain/budget.py counts them).
-    pool_size = warm_workers(jobs)
-    if config.executor == "docker":
-        from brainbench.executors.docker import DockerExecutor  # lazy: the SDK is an optional extra
-
-        return DockerExecutor(pool_size=pool_size)
-    from brainbench.executors.local import LocalExecutor
-
-    return LocalExecutor(pool_size=pool_size)
-
-
 def seam_modes(config: RunConfig) -> list[Mode]:
     """Each seam's invocation mode, as _start_seam will choose it."""
     modes: list[Mode] = []
@@ -113,46 +91,6 @@ def seam_modes(config: RunConfig) -> list[Mode]:
         override = config.seams.get(harness)
         modes.append((override.mode if override and override.mode else None) or config.mode)
     return modes
-
-
-async def _start_seam(config: RunConfig, executor: Executor, harness: str, workdir: Path,
-                      run_id: str) -> ActiveSeam:
-    spec = SEAMS[harness]
-    override = config.seams.get(harness)
-    mode = (override.mode if override and override.mode else None) or config.mode
-    image = override.image if override else None
-    if override and override.command:
-        command = tuple(override.command)
-    elif image:
-        command = ()  # a production image runs its own ENTRYPOINT/CMD: that is the image contract
-    else:
-        command = spec.command(mode == "stream")
-    kind = (override.kind if override and override.kind else None) or ("production" if image else spec.kind)
-    launch = SeamLaunch(seam=harness, command=command, mode=mode, image=image,
-                        env=dict(override.env) if override else {}, shared_paths=(str(workdir),), run_id=run_id)
-    process = await executor.start(launch)
-    digest = getattr(process, "image_digest", None)
-    info = SeamInfo(harness=harness, seam=kind, executor=executor.name, mode=mode, image=image, image_digest=digest)
-    timeout = (override.timeout_s if override and override.timeout_s else None) or config.timeout_s
-    return ActiveSeam(spec, process, info, timeout, dict(override.env) if override else {})
-
-
-async def _start_seams(config: RunConfig, executor: Executor, workdir: Path, run_id: str,
-                       started: dict[str, ActiveSeam]) -> None:
-    """Start every seam at once (their start-up is mostly imports); ``started`` keeps harness order."""
-    harnesses = list(dict.fromkeys(config.harnesses))
-    ready: dict[str, ActiveSeam] = {}
-
-    async def one(harness: str) -> None:
-        ready[harness] = await _start_seam(config, executor, harness, workdir, run_id)
-
-    try:
-        async with anyio.create_task_group() as tg:
-            for harness in harnesses:
-                tg.start_soon(one, harness)
-    finally:
-        # Whatever did start must be stoppable by the caller, even if another seam failed.
-        started.update((h, ready[h]) for h in harnesses if h in ready)
 
 
 class Runner:
@@ -184,14 +122,15 @@ class Runner:
         return {"BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": source,
                 "CLAUDE_CONFIG_DIR": str(workdir / "claude")}
 
-    async def _replay_all(self, item: LoadedFixture, suites: list[str], brain: Brain, workdir: Path,
+    async def _replay_all(self, item: LoadedFixture, suites: list[str], brain: Brain, workroot: Path, key: str,
                           slug_sources: dict[str, set[str]]) -> list[SeamReplay]:
         replays = []
         for harness, seam in self.seams.items():
+            workdir = workroot / harness / key  # inside the seam's own mounted subtree
             # Each seam logs in with its own read-only role, never with the runner's URL.
-            env = {**seam.env, **self._env(brain.hook_urls[harness], item.fixture.source, workdir / harness)}
+            env = {**seam.env, **self._env(brain.hook_urls[harness], item.fixture.source, workdir)}
             replays.append(await replay_fixture(item, seam.spec, seam.process, suites=suites, env=env,
-                                                workdir=workdir / harness, timeout_s=seam.timeout_s,
+                                                workdir=workdir, timeout_s=seam.timeout_s,
                                                 slug_sources=slug_sources, keep=self.config.keep,
                                                 image=seam.info.image))
         return replays
@@ -208,9 +147,9 @@ class Runner:
 
     async def _regular(self, item: LoadedFixture, dbs: BrainDatabases, workroot: Path) -> FixtureOutcome:
         async with self._brain(dbs) as brain:
-            return await self._regular_in(item, brain, workroot / item.fixture_id)
+            return await self._regular_in(item, brain, workroot)
 
-    async def _regular_in(self, item: LoadedFixture, brain: Brain, workdir: Path) -> FixtureOutcome:
+    async def _regular_in(self, item: LoadedFixture, brain: Brain, workroot: Path) -> FixtureOutcome:
         out = FixtureOutcome()
         conn = brain.conn
         try:
@@ -220,7 +159,7 @@ class Runner:
             return out
         suites = retrieval_suites(item, self.config)
         if suites:
-            replays = await self._replay_all(item, suites, brain, workdir, report.slug_sources)
+            replays = await self._replay_all(item, suites, brain, workroot, item.fixture_id, report.slug_sources)
             for replay in replays:
                 out.rows += replay.rows
                 out.faults += replay.faults
@@ -257,9 +196,9 @@ class Runner:
 
     async def _pair(self, pair: ContinuityPair, dbs: BrainDatabases, workroot: Path) -> FixtureOutcome:
         async with self._brain(dbs) as brain:
-            return await self._pair_in(pair, brain, workroot / f"pair-{pair.pair_id}")
+            return await self._pair_in(pair, brain, workroot)
 
-    async def _pair_in(self, pair: ContinuityPair, brain: Brain, workdir: Path) -> FixtureOutcome:
+    async def _pair_in(self, pair: ContinuityPair, brain: Brain, workroot: Path) -> FixtureOutcome:
         out = FixtureOutcome()
         conn = brain.conn
         try:
@@ -272,7 +211,8 @@ class Runner:
         score = await anyio.to_thread.run_sync(self._write_back, conn, pair.writer)
         if "write-back" in pair.writer.fixture.suites and "write-back" in self.config.suites:
             out.write_back = score
-        replays = await self._replay_all(pair.reader, ["continuity"], brain, workdir, slug_sources)
+        replays = await self._replay_all(pair.reader, ["continuity"], brain, workroot, f"pair-{pair.pair_id}",
+                                         slug_sources)
         for harness, replay in zip(self.seams, replays, strict=True):
             out.rows += replay.rows
             out.faults += replay.faults
@@ -288,9 +228,12 @@ class Runner:
         # (a connection per warm process, or the one call in flight), plus the budget's slack.
         dbs = BrainDatabases(server, self.run_id, list(self.config.harnesses),
                              connection_limit=warm_workers(self.jobs) + HOOK_ROLE_SLACK)
-        executor = make_executor(self.config, self.jobs)
         workroot = owned_scratch_dir(f"{RUN_PREFIX}{self.run_id}-")
         self.work_root = workroot
+        # Warm stream processes per seam: bounded by cores, not jobs (brain/budget.py counts them).
+        # The URL only tells providers where the server is (socket or host); hooks never get it.
+        providers = Providers(self.config, RunContext(run_id=self.run_id, database_url=server.database_url("postgres"),
+                                                      work_root=workroot, pool_size=warm_workers(self.jobs)))
         self.llm_extractor: Any = None
         if self.config.llm:
             from brainbench.writeback import extractors
@@ -308,9 +251,13 @@ class Runner:
                 except psycopg.OperationalError as exc:
                     raise ServerError(f"cannot use the brain database server: {exc}".strip()) from exc
 
+            async def prepare_seams() -> None:
+                await providers.prepare()
+                await start_seams(self.config, providers, workroot, self.seams)
+
             async with anyio.create_task_group() as start_up:
                 start_up.start_soon(prepare_brains)
-                start_up.start_soon(_start_seams, self.config, executor, workroot, self.run_id, self.seams)
+                start_up.start_soon(prepare_seams)
             limiter = anyio.CapacityLimiter(self.jobs)
 
             async def one(key: str, work: Callable[[], Any]) -> None:
@@ -330,8 +277,7 @@ class Runner:
                 for seam in self.seams.values():
                     with contextlib.suppress(Exception):
                         await seam.process.stop()
-                with contextlib.suppress(Exception):
-                    await executor.close()
+                await providers.close(interrupted=self.interrupted_by is not None)
                 # A dead server cannot drop anything: its leftovers are a later sweep's (owner label).
                 with contextlib.suppress(psycopg.Error):
                     await anyio.to_thread.run_sync(dbs.close)

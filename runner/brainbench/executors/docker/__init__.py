@@ -1,10 +1,12 @@
 """Docker provider for the executor interface (see ``executors.base``).
 
-Split by concern: ``provider`` (Executor/SeamProcess), ``client`` (SDK wrapper and
-infra retries), ``attach`` (raw exec streams), ``cleanup`` (label sweep),
-``hardening`` (container options), ``database`` (socket mount vs run network),
-``failures`` (classification), ``seams_config`` (seams.toml / --image).  The image
-self-check is ``brainbench.doctor``.  The docker SDK is imported lazily.
+Split by concern: ``provider`` (the Executor: run-scoped resources), ``seam`` (a started
+seam), ``container`` (one hardened container), ``exec_call`` and ``stream_pool`` (the two
+modes), ``client`` (SDK wrapper and infra retries), ``attach`` (raw exec streams),
+``cleanup`` (owner-label sweep), ``hardening``/``users``/``mounts`` (what a hook may do
+and see), ``image`` (image facts and labels), ``database`` (socket mount vs run network),
+``failures`` (classification).  The image self-check is ``brainbench.doctor``.  The
+docker SDK is imported lazily.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ import struct
 import time
 from urllib.parse import urlparse
 
+from ..limits import CappedBuffer
 from .failures import DockerInfraError
 
 STDOUT, STDERR = 1, 2
@@ -84,10 +85,11 @@ class HijackedExec:
         return stream, data
 
     def read_all(self, deadline: float | None) -> tuple[bytes, bytes]:
-        """Demultiplex until EOF; raises TimeoutError past deadline."""
-        out, err = bytearray(), bytearray()
+        """Demultiplex until EOF; raises TimeoutError past deadline and
+        ``limits.OutputLimitExceeded`` as soon as one channel passes the output cap."""
+        out, err = CappedBuffer("stdout"), CappedBuffer("stderr")
         while (frame := self.read_frame(deadline)) is not None:
-            (out if frame[0] == STDOUT else err).extend(frame[1])
+            (out if frame[0] == STDOUT else err).add(frame[1])
         return bytes(out), bytes(err)
 
     def _read_exact(self, n: int, deadline: float | None) -> bytes | None:

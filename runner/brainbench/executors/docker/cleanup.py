@@ -1,23 +1,25 @@
 """Crash cleanup: find and remove BrainBench containers and networks by label.
 
-Every object we create carries ``brainbench.managed=1`` and ``brainbench.run_id``.
-A run removes its own objects on close; a killed run (SIGKILL, power loss) leaves
-them behind, so the next run sweeps leftovers of *dead* runs, and ``brainbench
-cleanup`` removes everything (or one run) on demand.
+Every object we create carries ``brainbench.managed=1``, ``brainbench.run_id`` and
+``brainbench.owner`` (the owning process instance, ``brainbench.ownership``).  A run
+removes its own objects on close; a killed run (SIGKILL, power loss) leaves them
+behind, so the next run sweeps leftovers whose owner is *provably* dead.  An owner we
+cannot judge (another machine, another pid namespace without a visible lock file, an
+object from before owner labels) is never swept automatically: removing a live run's
+container would corrupt its grades.  ``brainbench cleanup --all`` removes those too.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from brainbench.brain.server import pid_alive
+from brainbench.models.owner import Owner, OwnerState
+from brainbench.ownership import current_owner, owner_state
 
-from .config import LABEL_CREATED, LABEL_MANAGED, LABEL_OWNER_HOST, LABEL_OWNER_PID, LABEL_RUN_ID
+from .config import LABEL_CREATED, LABEL_MANAGED, LABEL_OWNER, LABEL_RUN_ID
 
 if TYPE_CHECKING:
     from .client import DockerApi
@@ -30,6 +32,8 @@ class CleanupReport:
     containers: list[str] = field(default_factory=list)
     networks: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # Objects left in place because their owner is alive or cannot be judged: "kind name (state)".
+    kept: list[str] = field(default_factory=list)
 
     @property
     def removed(self) -> int:
@@ -41,44 +45,41 @@ def owner_labels(run_id: str) -> dict[str, str]:
     return {
         LABEL_MANAGED: "1",
         LABEL_RUN_ID: run_id,
-        LABEL_OWNER_HOST: socket.gethostname(),
-        LABEL_OWNER_PID: str(os.getpid()),
-        LABEL_CREATED: str(int(time.time())),
+        LABEL_OWNER: current_owner().label(),
+        LABEL_CREATED: str(int(time.time())),  # for people reading `docker ps`; no rule uses it
     }
 
 
-def _owner_alive(labels: dict[str, str], max_age_s: float) -> bool:
-    created = float(labels.get(LABEL_CREATED, "0") or 0)
-    if created and time.time() - created > max_age_s:
-        return False
-    if labels.get(LABEL_OWNER_HOST) != socket.gethostname():
-        # Another host's (or another container's) runner: we cannot see its pid,
-        # so only the age rule applies.
-        return True
-    try:
-        pid = int(labels.get(LABEL_OWNER_PID, "0"))
-    except ValueError:
-        return False
-    return pid > 0 and pid_alive(pid)
+def label_owner_state(labels: dict[str, str]) -> OwnerState:
+    return owner_state(Owner.from_label(labels.get(LABEL_OWNER)))
 
 
 def remove_labelled(api: DockerApi, *, run_id: str | None = None, dead_only: bool = False,
-                    keep_run_id: str | None = None, max_age_s: float = 6 * 3600) -> CleanupReport:
-    """Remove managed containers first (they hold network endpoints), then networks."""
+                    keep_run_id: str | None = None) -> CleanupReport:
+    """Remove managed containers first (they hold network endpoints), then networks.
+
+    ``dead_only``: only objects whose owner is provably dead; the others are listed in
+    ``report.kept``.
+    """
     report = CleanupReport()
     filters = {"label": [f"{LABEL_MANAGED}=1"] + ([f"{LABEL_RUN_ID}={run_id}"] if run_id else [])}
 
-    def selected(labels: dict[str, str]) -> bool:
+    def selected(labels: dict[str, str], what: str) -> bool:
         if keep_run_id and labels.get(LABEL_RUN_ID) == keep_run_id:
             return False
-        return not (dead_only and _owner_alive(labels, max_age_s))
+        if not dead_only:
+            return True
+        state = label_owner_state(labels)
+        if state != "dead":
+            report.kept.append(f"{what} (run {labels.get(LABEL_RUN_ID, '?')}, owner {state})")
+        return state == "dead"
 
     # The low-level list answers from one call; the SDK's ``containers.list`` inspects
     # every hit afterwards and raises 404 when a concurrent run removes one in between.
     for entry in api.api.containers(all=True, filters=filters):
-        if not selected(entry.get("Labels") or {}):
-            continue
         name = (entry.get("Names") or [entry["Id"][:12]])[0].lstrip("/")
+        if not selected(entry.get("Labels") or {}, f"container {name}"):
+            continue
         try:
             api.api.remove_container(entry["Id"], force=True, v=True)
             report.containers.append(name)
@@ -87,7 +88,7 @@ def remove_labelled(api: DockerApi, *, run_id: str | None = None, dead_only: boo
                 report.errors.append(f"container {name}: {exc}")
     for network in api.client.networks.list(filters=filters):
         labels = network.attrs.get("Labels") or {}
-        if not selected(labels):
+        if not selected(labels, f"network {network.name}"):
             continue
         try:
             network.reload()
@@ -111,10 +112,10 @@ def _already_gone(exc: Exception) -> bool:
                                              "already in progress", "404 Client Error"))
 
 
-def sweep_dead_runs(api: DockerApi, *, current_run_id: str, max_age_s: float) -> CleanupReport:
-    """Start-of-run sweep: leftovers of runs whose runner is gone (never our own)."""
+def sweep_dead_runs(api: DockerApi, *, current_run_id: str) -> CleanupReport:
+    """Start-of-run sweep: leftovers of runs whose runner is provably gone (never our own)."""
     try:
-        report = remove_labelled(api, dead_only=True, keep_run_id=current_run_id, max_age_s=max_age_s)
+        report = remove_labelled(api, dead_only=True, keep_run_id=current_run_id)
     except Exception as exc:  # housekeeping: a failed sweep must never cost the run
         log.warning("docker: start-of-run sweep skipped: %s", exc)
         return CleanupReport(errors=[f"sweep: {exc}"])

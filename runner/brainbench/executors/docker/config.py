@@ -10,8 +10,8 @@ CONTRACT_VERSION = "1"
 LABEL_MANAGED = "brainbench.managed"
 LABEL_RUN_ID = "brainbench.run_id"
 LABEL_SEAM = "brainbench.seam"
-LABEL_OWNER_HOST = "brainbench.owner_host"
-LABEL_OWNER_PID = "brainbench.owner_pid"
+# The owning process instance (models.owner.Owner as JSON): what sweeps judge liveness by.
+LABEL_OWNER = "brainbench.owner"
 LABEL_CREATED = "brainbench.created"
 # Image label: the invocation modes a hook image speaks, a comma list such as
 # "exec,stream"; absent means exec only (the standard hook contract).
@@ -50,8 +50,8 @@ class DockerConfig(_Strict):
     # None: DOCKER_HOST from the environment, else the default local socket.
     docker_host: str | None = None
     hardening: HardeningConfig = Field(default_factory=HardeningConfig)
-    # The runner's Postgres URL (decides socket bind-mount vs run network).  When
-    # None the executor falls back to BRAINBENCH_DATABASE_URL in SeamLaunch.env.
+    # The runner's Postgres URL (decides socket bind-mount vs run network).  When None,
+    # RunContext.database_url (else BRAINBENCH_DATABASE_URL in the first SeamLaunch.env).
     database_url: str | None = None
     # TCP only: container name/id of Postgres to attach to the run network.  None:
     # auto-detect a running container whose compose service or name equals the URL host.
@@ -62,11 +62,15 @@ class DockerConfig(_Strict):
     # Extra seconds the host waits beyond the in-container timeout before it
     # declares the exec hung (the in-container `timeout` should always fire first).
     exec_grace_s: float = 5.0
+    # Exec mode: run calls through the in-container call server (one attached exec per
+    # container) instead of one ``docker exec`` per call; images without Python 3 fall back.
+    call_server: bool = True
+    # Stream mode: seconds each pool slot has to answer its warm-up handshake before the
+    # seam fails to start with one clear line (an exec-only image never answers).
+    stream_handshake_s: float = 30.0
     # Infra retries (daemon hiccup, container start); graded calls are never retried.
     infra_attempts: int = 4
-    # Remove leftovers of dead runs (by label) when the first seam starts.
+    # Remove leftovers of provably dead runs (by owner label) when the first seam starts.
     sweep_on_start: bool = True
-    # Leftovers older than this are swept even when their owner looks alive.
-    sweep_max_age_s: float = 6 * 3600
     default_image_prefix: str = "brainbench/"
     default_image_tag: str = "latest"

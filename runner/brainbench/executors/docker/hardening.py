@@ -5,19 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 from .config import HardeningConfig
+from .users import Accounts, parse_fallback, resolve_ids
 
 
-def resolve_user(config: HardeningConfig, image_user: str | None) -> str:
-    """Never run a hook as root unless the config explicitly asks for it."""
-    if config.user is not None:
-        return config.user
-    user = (image_user or "").strip()
-    if user and user.split(":", 1)[0] not in ("0", "root"):
-        return user
-    return config.fallback_user
+def user_spec(config: HardeningConfig, image_user: str | None) -> str:
+    """The spec to resolve: the configured user, else the image's own USER."""
+    return (config.user if config.user is not None else image_user or "").strip()
 
 
-def create_kwargs(config: HardeningConfig, image_user: str | None) -> dict[str, Any]:
+def resolve_user(config: HardeningConfig, image_user: str | None, accounts: Accounts | None = None) -> str:
+    """Canonical numeric ``uid:gid``; uid or gid 0 in any spelling maps to the fallback user."""
+    uid, gid = resolve_ids(user_spec(config, image_user), accounts, parse_fallback(config.fallback_user))
+    return f"{uid}:{gid}"
+
+
+def create_kwargs(config: HardeningConfig, image_user: str | None, accounts: Accounts | None = None
+                  ) -> dict[str, Any]:
     kwargs: dict[str, Any] = {
         "read_only": config.read_only_rootfs,
         "tmpfs": dict(config.tmpfs),
@@ -26,7 +29,7 @@ def create_kwargs(config: HardeningConfig, image_user: str | None) -> dict[str, 
         "mem_limit": config.memory,
         # Equal to mem_limit: no swap on top, so the limit is the limit.
         "memswap_limit": config.memory,
-        "user": resolve_user(config, image_user),
+        "user": resolve_user(config, image_user, accounts),
         "init": config.init,
         "tty": False,
         "stdin_open": False,

@@ -1,0 +1,218 @@
+"""One hardened, idle container per seam: image facts, user, mounts, exec plumbing.
+
+The container's PID 1 (tini) idles; hooks run in it as execs (exec mode) or as
+long-lived attached processes (stream mode).  It is created once, at ``start``, with
+everything the run will need (the brain's socket or network, the seam's work subtree),
+so no call ever has to recreate it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import shlex
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..base import InvocationMode, SeamLaunch
+from .cleanup import owner_labels
+from .config import CONTRACT_VERSION, LABEL_SEAM
+from .failures import (
+    DockerInfraError,
+    ImageContractError,
+    check_started,
+    is_transient,
+    missing_shell,
+    no_shell_message,
+)
+from .hardening import create_kwargs, resolve_user, user_spec
+from .image import ImageFacts, inspect_image, read_accounts
+from .mounts import seam_mounts
+from .users import Accounts, UserSpecError, needs_accounts
+
+if TYPE_CHECKING:
+    from .provider import DockerExecutor
+
+log = logging.getLogger(__name__)
+
+# The warm container's PID-1 child: idle forever with nothing but /bin/sh and sleep.
+IDLE_COMMAND = "sleep infinity 2>/dev/null; while :; do sleep 3600; done"
+# Kills every process group named in a pidfile (a negative pid is the group).
+KILL_BY_PIDFILE = ('for p in $(cat "$0" 2>/dev/null); do '
+                   'kill -s KILL -- "-$p" 2>/dev/null || kill -s KILL "$p" 2>/dev/null; done; rm -f "$0"')
+
+
+def hook_command(command: Sequence[str]) -> list[str]:
+    """A single string with spaces is a shell command line, as harnesses run it (sh -c)."""
+    if len(command) == 1 and any(ch.isspace() for ch in command[0]):
+        return ["/bin/sh", "-c", command[0]]
+    return list(command)
+
+
+def stream_command(command: Sequence[str]) -> list[str]:
+    cmd = hook_command(command)
+    if cmd[:2] == ["/bin/sh", "-c"]:
+        return ["/bin/sh", "-c", cmd[2] + " --stream"] if "--stream" not in cmd[2] else cmd
+    return cmd if "--stream" in cmd else [*cmd, "--stream"]
+
+
+def choose_mode(launch: SeamLaunch, facts: ImageFacts) -> InvocationMode:
+    """Stream only where the image declares it, unless the launch asked for it explicitly."""
+    if launch.mode == "stream" and launch.mode_from_image and "stream" not in facts.modes:
+        return "exec"
+    return launch.mode
+
+
+class SeamContainer:
+    def __init__(self, executor: DockerExecutor, launch: SeamLaunch) -> None:
+        self.executor = executor
+        self.launch = launch
+        self.seam = launch.seam
+        cfg = executor.config
+        self.image_ref = launch.image or (f"{cfg.default_image_prefix}{launch.seam.replace('_', '-')}:"
+                                          f"{cfg.default_image_tag}")
+        self.facts: ImageFacts | None = None
+        self.mode: InvocationMode = launch.mode
+        self.accounts: Accounts | None = None
+        # The numeric uid:gid the hook runs as (never 0; see users.py).
+        self.user = ""
+        self.hook_cmd: list[str] = []
+        self.base_env: dict[str, str] = {}
+        self.container: Any = None
+        self.created = 0  # containers created for this seam: 1 in a healthy run
+        self._lock = threading.RLock()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def boot(self) -> None:
+        api = self.executor.api
+        facts = self.facts = inspect_image(api, self.image_ref)
+        hardening = self.executor.config.hardening
+        spec = user_spec(hardening, facts.user)
+        if spec and needs_accounts(spec):
+            self.accounts = read_accounts(api, self.image_ref, owner_labels(self.executor.run_id))
+        try:
+            self.user = resolve_user(hardening, facts.user, self.accounts)
+        except UserSpecError as exc:
+            raise DockerInfraError(f"{self.image_ref}: {exc}") from exc
+        self.mode = choose_mode(self.launch, facts)
+        command = list(self.launch.command)
+        if command and command[0] == sys.executable:
+            if "-m brainbench.hooks" in " ".join(command):
+                # Our adapter's command names a module of the runner's checkout; inside an
+                # image the image's own ENTRYPOINT/CMD is its hook (for our contract images
+                # the same adapter, as built into that image).
+                command = list(facts.command)
+            else:
+                # The runner's interpreter is a host path; our images put their venv's
+                # python first on PATH.
+                command[0] = "python"
+        if "--stream" in command and self.mode == "exec":
+            command.remove("--stream")
+        self.hook_cmd = hook_command(command or list(facts.command))
+        if not self.hook_cmd:
+            raise ImageContractError(
+                f"image {self.image_ref} has no ENTRYPOINT or CMD, so it has no hook to run: add "
+                "ENTRYPOINT [\"/path/to/hook\"] to its Dockerfile, or give `command` in seams.toml")
+        self.base_env = self.executor.container_env(self.launch.env)
+        with self._lock:
+            try:
+                self.container = api.retry(self._create_and_start)
+            except Exception as exc:
+                if missing_shell(exc):
+                    raise ImageContractError(no_shell_message(self.image_ref)) from exc
+                raise
+            check_started(self.container, self.image_ref)
+
+    def _create_and_start(self) -> Any:
+        ex = self.executor
+        target = ex.db_target
+        mounts, groups = seam_mounts(list(self.launch.shared_paths), target.socket_dir if target else None,
+                                     self.user)
+        kwargs = create_kwargs(ex.config.hardening, self.facts.user if self.facts else None, self.accounts)
+        if groups:
+            kwargs["group_add"] = groups
+        if ex.network_name:
+            kwargs["network"] = ex.network_name
+        else:
+            # Unix-socket database (or none): the most hardened option, no network at all.
+            kwargs["network_mode"] = "none"
+        labels = {**owner_labels(ex.run_id), LABEL_SEAM: self.seam,
+                  "brainbench.contract_version": CONTRACT_VERSION, "brainbench.mode": self.mode}
+        name = f"{ex.run_id}-{self.seam.replace('_', '-')}-{uuid.uuid4().hex[:6]}"
+        container = ex.api.client.containers.create(
+            self.image_ref, entrypoint=["/bin/sh", "-c", IDLE_COMMAND], command=[], name=name,
+            labels=labels, environment=self.base_env, mounts=mounts, hostname="seam", detach=True,
+            **kwargs)
+        self.created += 1
+        try:
+            container.start()
+        except Exception:
+            # A half-started container would block the retry's fresh attempt; remove it.
+            with contextlib.suppress(Exception):
+                container.remove(force=True)
+            raise
+        return container
+
+    def ensure_running(self) -> None:
+        """Bring a dead container back before a call (the hook has not run yet)."""
+        with self._lock:
+            self.container.reload()
+            if self.container.status != "running":
+                log.warning("docker: recreating %s container (it was %s)", self.seam, self.container.status)
+                self.remove()
+                self.container = self.executor.api.retry(self._create_and_start)
+
+    def remove(self) -> None:
+        with self._lock:
+            if self.container is not None:
+                with contextlib.suppress(Exception):
+                    self.container.remove(force=True)
+                self.container = None
+
+    # -- exec plumbing -----------------------------------------------------------------------
+    def create_exec(self, cmd: list[str], env: Mapping[str, str]) -> str:
+        api = self.executor.api
+
+        def create() -> str:
+            try:
+                res = api.api.exec_create(self.container.id, cmd, stdin=True, stdout=True, stderr=True,
+                                          tty=False, environment=dict(env))
+            except Exception as exc:
+                if is_transient(exc) or "No such container" in str(exc):
+                    self.ensure_running()
+                raise
+            return str(res["Id"])
+
+        return api.retry(create)
+
+    def exit_code(self, exec_id: str) -> int | None:
+        # The attach stream can hit EOF a moment before the daemon records the exit.
+        for _ in range(200):
+            info = self.executor.api.api.exec_inspect(exec_id)
+            if not info.get("Running"):
+                return info.get("ExitCode")
+            time.sleep(0.01)
+        return None
+
+    def kill_by_pidfile(self, pidfile: str) -> None:
+        # docker exec cannot signal its process; kill it by the pid it recorded.  Each
+        # exec is its own session leader (runc setsid), so the negative pid takes the
+        # hook's children with it.
+        api = self.executor.api.api
+        with contextlib.suppress(Exception):
+            # Detached: an attached exec_start here was observed to linger ~4 s after
+            # the kill while the daemon reaps the other exec.
+            exec_id = api.exec_create(self.container.id, ["/bin/sh", "-c", KILL_BY_PIDFILE, pidfile])["Id"]
+            api.exec_start(exec_id, detach=True)
+            self.exit_code(exec_id)
+
+    def describe(self) -> dict[str, Any]:
+        """Facts for the result document (image digest, mode, container)."""
+        facts = self.facts
+        return {"seam": self.seam, "image": self.image_ref, "image_id": facts.id if facts else None,
+                "image_digest": facts.digest if facts else None, "mode": self.mode,
+                "command": shlex.join(self.hook_cmd), "container": getattr(self.container, "name", None)}

@@ -1,0 +1,112 @@
+"""Bring the run's seams up: pick each seam's provider, prepare it once, start every seam warm.
+
+A seam with an image (``--image SEAM=IMAGE`` or a ``seams.toml`` entry) runs in Docker
+whatever ``--executor`` says, so our local contract adapters and a production image mix
+in one run.  A production image runs in stream mode only if it declares it (label
+``io.brainbench.modes``); otherwise in exec mode, as real hooks run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+
+from brainbench.executors.base import Executor, RunContext, SeamLaunch, SeamProcess
+from brainbench.harnesses.registry import SEAMS, SeamSpec
+from brainbench.models.config import RunConfig
+from brainbench.models.result import SeamInfo
+
+
+@dataclass
+class ActiveSeam:
+    spec: SeamSpec
+    process: SeamProcess
+    info: SeamInfo
+    timeout_s: float
+    env: dict[str, str]
+
+
+def provider_for(config: RunConfig, harness: str) -> str:
+    override = config.seams.get(harness)
+    return "docker" if config.executor == "docker" or (override and override.image) else "local"
+
+
+def make_executor(kind: str, pool_size: int) -> Executor:
+    if kind == "docker":
+        from brainbench.executors.docker import DockerExecutor  # lazy: the SDK is an optional extra
+
+        return DockerExecutor(pool_size=pool_size)
+    from brainbench.executors.local import LocalExecutor
+
+    return LocalExecutor(pool_size=pool_size)
+
+
+@dataclass
+class Providers:
+    """The executors one run uses (at most one per kind), each prepared once."""
+
+    config: RunConfig
+    context: RunContext
+    executors: dict[str, Executor] = field(default_factory=dict)
+
+    async def prepare(self) -> None:
+        kinds = sorted({provider_for(self.config, h) for h in self.config.harnesses})
+        for kind in kinds:
+            self.executors[kind] = make_executor(kind, self.context.pool_size)
+        async with anyio.create_task_group() as tg:
+            for executor in self.executors.values():
+                tg.start_soon(executor.prepare, self.context)
+
+    async def close(self, interrupted: bool) -> None:
+        for executor in self.executors.values():
+            with contextlib.suppress(Exception):
+                await executor.close(interrupted)
+
+
+async def start_seam(config: RunConfig, providers: Providers, harness: str, workroot: Path) -> ActiveSeam:
+    spec = SEAMS[harness]
+    override = config.seams.get(harness)
+    mode = (override.mode if override and override.mode else None) or config.mode
+    image = override.image if override else None
+    if override and override.command:
+        command = tuple(override.command)
+    elif image:
+        command = ()  # a production image runs its own ENTRYPOINT/CMD: that is the image contract
+    else:
+        command = spec.command(mode == "stream")
+    kind = (override.kind if override and override.kind else None) or ("production" if image else spec.kind)
+    # A seam sees its own subtree of the work root and nothing else: not the other seams'
+    # transcripts, the gold, the fixtures or the result files.
+    seam_root = workroot / harness
+    seam_root.mkdir(mode=0o700, exist_ok=True)
+    explicit_mode = bool(override and override.mode)
+    launch = SeamLaunch(seam=harness, command=command, mode=mode, image=image,
+                        env=dict(override.env) if override else {}, shared_paths=(str(seam_root),),
+                        run_id=providers.context.run_id, mode_from_image=bool(image) and not explicit_mode)
+    executor = providers.executors[provider_for(config, harness)]
+    process = await executor.start(launch)
+    info = SeamInfo(harness=harness, seam=kind, executor=executor.name, mode=process.mode, image=image,
+                    image_digest=process.image_digest)
+    timeout = (override.timeout_s if override and override.timeout_s else None) or config.timeout_s
+    return ActiveSeam(spec, process, info, timeout, dict(override.env) if override else {})
+
+
+async def start_seams(config: RunConfig, providers: Providers, workroot: Path,
+                      started: dict[str, ActiveSeam]) -> None:
+    """Start every seam at once (their start-up is mostly imports); ``started`` keeps harness order."""
+    harnesses = list(dict.fromkeys(config.harnesses))
+    ready: dict[str, ActiveSeam] = {}
+
+    async def one(harness: str) -> None:
+        ready[harness] = await start_seam(config, providers, harness, workroot)
+
+    try:
+        async with anyio.create_task_group() as tg:
+            for harness in harnesses:
+                tg.start_soon(one, harness)
+    finally:
+        # Whatever did start must be stoppable by the caller, even if another seam failed.
+        started.update((h, ready[h]) for h in harnesses if h in ready)

@@ -1,0 +1,215 @@
+"""One behaviour suite that every provider and mode must pass (issue: executor v2).
+
+Parametrised over local and docker × exec and stream, with the same hook
+(hooks/contract_hook.py): warm-up, exit codes, stderr, env, timeouts that discard output
+and kill the hook's whole process group, output over the cap, concurrent calls, and a
+close after an interrupted call that leaves nothing running.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+import tarfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from brainbench.executors.base import Executor, HookCall, HookOutcome, RunContext, SeamLaunch, SeamProcess
+from brainbench.executors.local import LocalExecutor
+
+HOOK = Path(__file__).parent / "hooks" / "contract_hook.py"
+BASE = "brainbench/base:bookworm"
+IMAGE = "bbtest-exec-contract:latest"
+
+
+def _docker() -> tuple[Any, str]:
+    try:
+        import docker
+
+        client = docker.from_env(version="auto")
+        client.ping()
+        client.images.get(BASE)
+        return client, ""
+    except Exception as exc:
+        return None, f"no Docker engine or no {BASE}: {exc.__class__.__name__}"
+
+
+CLIENT, REASON = _docker()
+PROVIDERS = [pytest.param(("local", m), id=f"local-{m}") for m in ("exec", "stream")] + [
+    pytest.param(("docker", m), id=f"docker-{m}", marks=pytest.mark.skipif(CLIENT is None, reason=REASON))
+    for m in ("exec", "stream")]
+
+
+@pytest.fixture(scope="session")
+def contract_image() -> str:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, data in {"Dockerfile": f"FROM {BASE}\nCOPY hook.py /hook.py\nUSER 10001:10001\n"
+                                         'ENTRYPOINT ["python3", "/hook.py"]\n',
+                           "hook.py": HOOK.read_text()}.items():
+            raw = data.encode()
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(raw), 0o755
+            tar.addfile(info, io.BytesIO(raw))
+    buf.seek(0)
+    CLIENT.images.build(fileobj=buf, custom_context=True, tag=IMAGE, rm=True, pull=False)
+    return IMAGE
+
+
+def payload(prompt: str) -> bytes:
+    return json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "s", "cwd": "/tmp",
+                       "prompt": prompt}).encode()
+
+
+class Harness:
+    """One provider × mode under test, with a way to look at what it left running."""
+
+    def __init__(self, kind: str, mode: str, request: pytest.FixtureRequest) -> None:
+        self.kind, self.mode = kind, mode
+        self.run_id = f"bbtest-exec-{uuid.uuid4().hex[:8]}"
+        if kind == "docker":
+            from brainbench.executors.docker import DockerExecutor
+
+            self.image: str | None = request.getfixturevalue("contract_image")
+            self.executor: Executor = DockerExecutor(run_id=self.run_id)
+            self.command: tuple[str, ...] = ("python3", "/hook.py")
+        else:
+            self.image = None
+            self.executor = LocalExecutor()
+            self.command = (sys.executable, str(HOOK))
+        if mode == "stream":
+            self.command += ("--stream",)
+
+    async def start(self) -> SeamProcess:
+        await self.executor.prepare(RunContext(run_id=self.run_id, pool_size=2))
+        return await self.executor.start(SeamLaunch(seam="codex", command=self.command, mode=self.mode,  # type: ignore[arg-type]
+                                                    image=self.image, env={"BB_PROBE": "from-launch"},
+                                                    run_id=self.run_id))
+
+    def running(self, process: SeamProcess, needle: str) -> int:
+        """How many processes whose command line contains ``needle`` run for this seam."""
+        if self.kind == "docker":
+            if process.container is None:  # type: ignore[attr-defined]
+                return 0
+            table = "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done"
+            out = process.container.exec_run(["/bin/sh", "-c", table])  # type: ignore[attr-defined]
+            return sum(needle in line and "/proc/" not in line for line in out.output.decode().splitlines())
+        count = 0
+        for pid in os.listdir("/proc"):
+            if pid.isdigit():
+                try:
+                    line = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+                except OSError:
+                    continue
+                count += needle in line
+        return count
+
+    def leftovers(self) -> int:
+        if self.kind == "docker":
+            return len(CLIENT.containers.list(all=True, filters={"label": f"brainbench.run_id={self.run_id}"}))
+        return 0
+
+
+def run_with(provider: tuple[str, str], request: pytest.FixtureRequest,
+             body: Callable[[Harness, SeamProcess], Awaitable[Any]]) -> Any:
+    h = Harness(*provider, request)
+
+    async def main() -> Any:
+        try:
+            process = await h.start()
+            try:
+                return await body(h, process)
+            finally:
+                await process.stop()
+        finally:
+            await h.executor.close()
+
+    return anyio.run(main)
+
+
+def context(outcome: HookOutcome) -> dict[str, Any]:
+    assert outcome.exit_code == 0, outcome
+    return json.loads(json.loads(outcome.stdout)["hookSpecificOutput"]["additionalContext"])
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_started_warm_exit_codes_stderr_env(provider: tuple[str, str], request: pytest.FixtureRequest) -> None:
+    async def body(h: Harness, p: SeamProcess) -> None:
+        if h.mode == "stream":
+            # Warm before the first call: every pool worker is already up and answered.
+            assert h.running(p, "hook.py --stream") == 2
+        assert p.mode == h.mode
+        echo = await p.call(HookCall(payload("echo"), {"BB_PROBE": "per-call"}, 20))
+        assert context(echo)["prompt"] == "echo" and context(echo)["probe"] == "per-call"
+        assert echo.stderr == b"stderr is kept\n"
+        plain = await p.call(HookCall(payload("echo"), {}, 20))
+        assert context(plain)["probe"] == "from-launch"
+        for code in (1, 2, 75):
+            failed = await p.call(HookCall(payload(f"exit:{code}"), {}, 20))
+            assert failed.exit_code == code and failed.stderr == b"failing on purpose\n", failed
+
+    run_with(provider, request, body)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_timeout_discards_output_and_kills_the_group(provider: tuple[str, str],
+                                                     request: pytest.FixtureRequest) -> None:
+    marker = f"{31 + uuid.uuid4().int % 1000 / 1000:.3f}"
+
+    async def body(h: Harness, p: SeamProcess) -> None:
+        outcome = await p.call(HookCall(payload(f"spawn:{marker}"), {}, 1.0))
+        assert outcome.timed_out and outcome.stdout == b"" and outcome.stderr == b"" and outcome.exit_code is None
+        await anyio.sleep(0.5)
+        assert h.running(p, f"sleep {marker}") == 0  # the child died with the hook
+        after = await p.call(HookCall(payload("echo"), {}, 20))
+        assert context(after)["prompt"] == "echo"  # and the seam still answers
+
+    run_with(provider, request, body)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_concurrent_calls_get_their_own_answers(provider: tuple[str, str], request: pytest.FixtureRequest) -> None:
+    async def body(h: Harness, p: SeamProcess) -> None:
+        answers: dict[int, HookOutcome] = {}
+
+        async def one(i: int) -> None:
+            answers[i] = await p.call(HookCall(payload(f"echo-{i}"), {"BB_PROBE": str(i)}, 30))
+
+        async with anyio.create_task_group() as tg:
+            for i in range(6):
+                tg.start_soon(one, i)
+        assert {i: (context(o)["prompt"], context(o)["probe"]) for i, o in answers.items()} == {
+            i: (f"echo-{i}", str(i)) for i in range(6)}
+
+    run_with(provider, request, body)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_close_after_an_interrupted_call_leaves_nothing(provider: tuple[str, str],
+                                                        request: pytest.FixtureRequest) -> None:
+    h = Harness(*provider, request)
+    marker = f"{41 + uuid.uuid4().int % 1000 / 1000:.3f}"
+
+    async def main() -> None:
+        process = await h.start()
+        with anyio.move_on_after(1.0):
+            await process.call(HookCall(payload(f"spawn:{marker}"), {}, 60))
+        await h.executor.close(interrupted=True)
+        await process.stop()
+
+    anyio.run(main)
+    assert h.leftovers() == 0
+    if h.kind == "local":
+        # SIGKILL is delivered asynchronously: give the kernel a moment to finish the exit.
+        for _ in range(50):
+            if Harness.running(h, None, f"sleep {marker}") == 0:  # type: ignore[arg-type]
+                break
+            time.sleep(0.1)
+        assert Harness.running(h, None, f"sleep {marker}") == 0  # type: ignore[arg-type]
