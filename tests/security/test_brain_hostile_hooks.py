@@ -120,6 +120,9 @@ def test_an_external_servers_credentials_never_reach_a_hook(corpus: tuple[Path, 
     with psycopg.connect(pg_server.admin_url, autocommit=True) as admin:
         admin.execute("DROP ROLE IF EXISTS bbtest_sec_owner")
         admin.execute("CREATE ROLE bbtest_sec_owner LOGIN CREATEDB CREATEROLE PASSWORD 'owner-secret-pw'")
+        # As on any server a user is handed: it may connect to its maintenance database (the session's
+        # embedded server locks its stock databases once a run has used it).
+        admin.execute("GRANT CONNECT ON DATABASE postgres TO bbtest_sec_owner")
     user_url = pg_server.role_url("postgres", "bbtest_sec_owner", "owner-secret-pw")
     try:
         result = _run(corpus, tmp_path / "result.json", "--database-url", user_url,
@@ -127,6 +130,7 @@ def test_an_external_servers_credentials_never_reach_a_hook(corpus: tuple[Path, 
                            "PGPASSWORD": "users-secret", "PGUSER": "postgres"})
     finally:
         with psycopg.connect(pg_server.admin_url, autocommit=True) as admin:
+            admin.execute("REVOKE ALL ON DATABASE postgres FROM bbtest_sec_owner")
             admin.execute("DROP ROLE IF EXISTS bbtest_sec_owner")
     assert not result["_meta"]["faults"], result["_meta"]["faults"][:3]
     envs = [json.loads(line) for line in dump.read_text().splitlines()]
