@@ -22,7 +22,10 @@ RUN_PREFIX = "brainbench-run-"
 
 
 def owned_scratch_dir(prefix: str, parent: Path | None = None) -> Path:
-    root = Path(tempfile.mkdtemp(prefix=prefix, dir=parent or scratch_parent()))
+    base = parent or scratch_parent()
+    # BRAINBENCH_SCRATCH_DIR (or TMPDIR) may name a directory that does not exist yet.
+    base.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix=prefix, dir=base))
     (root / OWNER_FILE).write_text(current_owner().label())
     return root
 

@@ -1,0 +1,62 @@
+"""Two runs that share a host name and a scratch dir, one in another pid namespace, never disturb each other.
+
+Containers and CI runners share host names while their pid namespaces differ, so a
+sweep that trusted host + pid would take the other run's live brain for a dead one.
+Run A starts in a fresh pid namespace (``unshare --pid``); once it is under way, run B
+starts here with the same scratch dir (and, in one case, the same external server) and
+sweeps at start-up.  Both must finish clean with the committed baseline.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
+                                reason="needs root and unshare(1) for a second pid namespace")
+
+
+def _start(prefix: list[str], out: Path, scratch: Path, *extra: str) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if k != "CI"} | {"BRAINBENCH_SCRATCH_DIR": str(scratch)}
+    return subprocess.Popen([*prefix, sys.executable, "-m", "brainbench.cli", "run", "--quiet", "--suite",
+                             "know-to-ask,push", "--mode", "exec", "--jobs", "2", "--out", str(out / "result.json"),
+                             "--update-baseline", str(out / "baseline.json"), *extra],
+                            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def _under_way(scratch: Path, proc: subprocess.Popen[str]) -> None:
+    for _ in range(600):
+        if any(scratch.glob("brainbench-run-*")) or proc.poll() is not None:
+            return
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize("server", ["embedded", "external"])
+def test_runs_in_two_pid_namespaces_never_disturb_each_other(server: str, pg_server: Any, tmp_path: Path) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    extra = ("--database-url", pg_server.admin_url) if server == "external" else ()
+    a_out, b_out, single = tmp_path / "a", tmp_path / "b", tmp_path / "single"
+    for d in (a_out, b_out, single):
+        d.mkdir()
+    first = _start([], single, tmp_path / "alone", *extra)  # what an undisturbed run gives
+    assert first.wait(timeout=600) == 0, first.stderr.read() if first.stderr else ""
+    a = _start(["unshare", "--pid", "--fork", "--kill-child"], a_out, scratch, *extra)
+    _under_way(scratch, a)
+    assert a.poll() is None, "run A finished before run B could start: nothing was tested"
+    b = _start([], b_out, scratch, *extra)
+    b_err = b.communicate(timeout=600)[1]
+    a_err = a.communicate(timeout=600)[1]
+    assert b.returncode == 0, b_err
+    assert a.returncode == 0, a_err
+    expected = (single / "baseline.json").read_bytes()
+    assert (a_out / "baseline.json").read_bytes() == expected
+    assert (b_out / "baseline.json").read_bytes() == expected
