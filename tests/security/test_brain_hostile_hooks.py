@@ -15,6 +15,7 @@ offline, the way tests/docker does, and skips only when no engine answers.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -22,12 +23,14 @@ import re
 import subprocess
 import sys
 import tarfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
 from brainbench.brain.roles import list_brainbench_roles
+from psycopg import sql
 from reference_corpus import copy_reference_corpus
 
 HOOK = Path(__file__).parent / "hooks" / "hostile_brain_hook.py"
@@ -107,6 +110,26 @@ def test_hostile_hook_program_is_contained_and_honest_seams_do_not_move(
     _assert_contained(result, clean_local)
 
 
+@contextlib.contextmanager
+def external_user(pg_server: Any, name: str, attributes: str, password: str) -> Iterator[str]:
+    """A login role on the session's server, as a user of an external server would be handed one.
+
+    It may connect to the maintenance database like any user of a server: the session's embedded
+    server locks its stock databases once a run has used it as its own.
+    """
+    with psycopg.connect(pg_server.admin_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(name)))
+        admin.execute(sql.SQL("CREATE ROLE {} LOGIN {} PASSWORD {}").format(
+            sql.Identifier(name), sql.SQL(attributes), sql.Literal(password)))
+        admin.execute(sql.SQL("GRANT CONNECT ON DATABASE postgres TO {}").format(sql.Identifier(name)))
+    try:
+        yield pg_server.role_url("postgres", name, password)
+    finally:
+        with psycopg.connect(pg_server.admin_url, autocommit=True) as admin:
+            admin.execute(sql.SQL("REVOKE ALL ON DATABASE postgres FROM {}").format(sql.Identifier(name)))
+            admin.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(name)))
+
+
 def test_an_external_servers_credentials_never_reach_a_hook(corpus: tuple[Path, Path], pg_server: Any,
                                                            tmp_path: Path) -> None:
     """With --database-url the hook gets a role the runner created, never the user's login or PG* variables."""
@@ -117,21 +140,10 @@ def test_an_external_servers_credentials_never_reach_a_hook(corpus: tuple[Path, 
         "sys.stdin.read()\n"
         f"open({str(dump)!r}, 'a').write(json.dumps(dict(os.environ)) + '\\n')\n")
     # Not a superuser: CREATEDB and CREATEROLE are all a run needs on a server it does not own.
-    with psycopg.connect(pg_server.admin_url, autocommit=True) as admin:
-        admin.execute("DROP ROLE IF EXISTS bbtest_sec_owner")
-        admin.execute("CREATE ROLE bbtest_sec_owner LOGIN CREATEDB CREATEROLE PASSWORD 'owner-secret-pw'")
-        # As on any server a user is handed: it may connect to its maintenance database (the session's
-        # embedded server locks its stock databases once a run has used it).
-        admin.execute("GRANT CONNECT ON DATABASE postgres TO bbtest_sec_owner")
-    user_url = pg_server.role_url("postgres", "bbtest_sec_owner", "owner-secret-pw")
-    try:
+    with external_user(pg_server, "bbtest_sec_owner", "CREATEDB CREATEROLE", "owner-secret-pw") as user_url:
         result = _run(corpus, tmp_path / "result.json", "--database-url", user_url,
                       env={"BRAINBENCH_SEAM_COMMAND_CLAUDE_CODE": f"{sys.executable} {script}",
                            "PGPASSWORD": "users-secret", "PGUSER": "postgres"})
-    finally:
-        with psycopg.connect(pg_server.admin_url, autocommit=True) as admin:
-            admin.execute("REVOKE ALL ON DATABASE postgres FROM bbtest_sec_owner")
-            admin.execute("DROP ROLE IF EXISTS bbtest_sec_owner")
     assert not result["_meta"]["faults"], result["_meta"]["faults"][:3]
     envs = [json.loads(line) for line in dump.read_text().splitlines()]
     assert envs
@@ -149,11 +161,7 @@ def test_an_external_servers_credentials_never_reach_a_hook(corpus: tuple[Path, 
 
 def test_an_external_role_without_createrole_is_one_clear_line(corpus: tuple[Path, Path], pg_server: Any,
                                                                tmp_path: Path) -> None:
-    with psycopg.connect(pg_server.admin_url, autocommit=True) as admin:
-        admin.execute("DROP ROLE IF EXISTS bbtest_sec_limited")
-        admin.execute("CREATE ROLE bbtest_sec_limited LOGIN CREATEDB PASSWORD 'limited-pw'")
-    try:
-        url = pg_server.role_url("postgres", "bbtest_sec_limited", "limited-pw")
+    with external_user(pg_server, "bbtest_sec_limited", "CREATEDB", "limited-pw") as url:
         proc = _bench(["--fixtures", str(corpus[0]), "--gold", str(corpus[1]), "--quiet",
                        "--database-url", url, "--out", str(tmp_path / "r.json")])
         assert proc.returncode == 2, proc.stderr
@@ -161,9 +169,6 @@ def test_an_external_role_without_createrole_is_one_clear_line(corpus: tuple[Pat
         lines = [line for line in proc.stderr.splitlines() if line.strip() and not line.startswith("jobs: ")]
         assert len(lines) == 1 and "lacks CREATEROLE" in lines[0] and "bbtest_sec_limited" in lines[0], lines
         assert "Traceback" not in proc.stderr and "bug" not in proc.stderr
-    finally:
-        with psycopg.connect(pg_server.admin_url, autocommit=True) as admin:
-            admin.execute("DROP ROLE IF EXISTS bbtest_sec_limited")
 
 
 # --- Docker: the same hook as an image --------------------------------------------------

@@ -39,7 +39,8 @@ STATE = Path(os.environ.get("FAULT_STATE_DIR", "/nonexistent-fault-state"))
 def planned(seam: str) -> str:
     """The behaviour the plan gives this call's fixture on ``seam`` (``clean`` when none)."""
     global STATE
-    fixture_id = Path(os.environ["CLAUDE_CONFIG_DIR"]).parts[-3]
+    # The run hands each seam WORKROOT/<harness>/<fixture>/claude (executors mount only their own harness).
+    fixture_id = Path(os.environ["CLAUDE_CONFIG_DIR"]).parts[-2]
     entry = json.loads(Path(os.environ["FAULT_PLAN"]).read_text()).get(fixture_id)
     STATE = STATE / fixture_id
     if entry is None or entry["seam"] != seam:
