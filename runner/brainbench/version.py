@@ -7,6 +7,7 @@ orchestrator image write at build time so an installed wheel still knows its com
 
 from __future__ import annotations
 
+import functools
 import subprocess
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from brainbench import CONTRACT_VERSION, __version__
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
+@functools.cache
 def source_revision() -> str:
     if (PACKAGE_DIR.parents[1] / ".git").exists():
         try:

@@ -6,7 +6,7 @@ merged document is assembled by the very code that assembles a single run.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +66,31 @@ def key_records(keyed: Sequence[tuple[str, FixtureOutcome]]) -> dict[str, KeyOut
         fault_at += len(o.faults)
         trace_at += len(o.traces)
     return records
+
+
+def resumed_outcomes(previous: RunResult, readers: Mapping[str, str]) -> dict[str, FixtureOutcome]:
+    """The finished units of an interrupted run (``_meta.run.resume_state``), to be adopted as they were.
+
+    A state written by :func:`key_records` points at its own rows, faults and traces; an older one
+    holds only the scores, and its rows are found by fixture id (``readers`` maps a pair to its reader).
+    """
+    run = previous.meta.run
+    state = (run.resume_state or {}) if run else {}
+    adopted: dict[str, FixtureOutcome] = {}
+    for key in run.completed_fixtures if run else []:
+        if key not in state:
+            continue
+        record = KeyOutcome.model_validate(state[key])
+        if "rows" in state[key]:
+            adopted[key] = FixtureOutcome.from_record(record, previous.turn_rows, previous.meta.faults, previous.trace)
+            continue
+        fid = readers.get(key, key)
+        legacy = FixtureOutcome.from_record(record, [], [], [])
+        legacy.rows = [r for r in previous.turn_rows if r.fixture_id == fid]
+        legacy.faults = [f for f in previous.meta.faults if f.fixture_id == fid]
+        legacy.traces = [t for t in previous.trace if t.fixture_id == fid]
+        adopted[key] = legacy
+    return adopted
 
 
 def utc_iso(ts: Any, *, millis: bool = False) -> str:

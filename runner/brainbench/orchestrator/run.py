@@ -7,10 +7,8 @@ so ``--jobs 1`` and ``--jobs 8`` produce the same cells and rows.
 from __future__ import annotations
 
 import contextlib
-import functools
 import shutil
 import signal
-import subprocess
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
@@ -46,12 +44,13 @@ from brainbench.models.result import RunResult, SeamInfo, SeedFailure, TraceInfo
 from brainbench.models.shard import ShardInfo, ShardSpec
 from brainbench.models.trace import CONTEXT_CAP, TurnTrace
 from brainbench.orchestrator.launch import ActiveSeam, Providers, start_seams
-from brainbench.orchestrator.outcome import FixtureOutcome, build_result, key_records, utc_iso
+from brainbench.orchestrator.outcome import FixtureOutcome, build_result, key_records, resumed_outcomes, utc_iso
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
 from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
-from brainbench.orchestrator.shard import pair_key, plan_keys, shard_plan
+from brainbench.orchestrator.shard import config_fingerprint, pair_key, plan_keys, shard_plan
 from brainbench.ownership import sweep_lock_files
 from brainbench.scratch_owner import OWNER_FILE, RUN_PREFIX, owned_scratch_dir, sweep_run_dirs
+from brainbench.version import source_revision
 
 Progress = Callable[[str], None]
 # A dead runner's lock file outlives it this long, so sweepers in other pid namespaces can
@@ -72,16 +71,6 @@ def _database_failure(exc: psycopg.Error, server: PostgresServer) -> DatabaseFai
     """A driver error under the runner's own connection: name the cause, not a traceback."""
     cause = getattr(server, "diagnose", lambda: None)()
     return DatabaseFailure(f"the brain database failed: {cause or first_line(exc)}")
-
-
-@functools.cache
-def git_sha() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False,
-                             cwd=Path(__file__).resolve().parent)
-    except (OSError, subprocess.TimeoutExpired):
-        return "unknown"
-    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
 
 
 def seam_modes(config: RunConfig) -> list[Mode]:
@@ -309,29 +298,10 @@ class Runner:
                 scope.cancel()
                 return
 
-    def _resume_state(self) -> dict[str, dict[str, Any]]:
-        return {key: o.scores() for key, o in self.outcomes.items()}
-
     def resume_from(self, previous: RunResult) -> None:
         """Adopt the finished fixtures of an interrupted run of the same corpus and config."""
-        from brainbench.models.writeback import ContinuityScore, WriteBackScore
-
-        run = previous.meta.run
-        state = (run.resume_state or {}) if run else {}
         readers = {pair_key(p.pair_id): p.reader.fixture_id for p in self.plan.pairs}
-        for key in run.completed_fixtures if run else []:
-            if key not in state:
-                continue
-            fid = readers.get(key, key)
-            saved = state[key]
-            self.outcomes[key] = FixtureOutcome(
-                rows=[r for r in previous.turn_rows if r.fixture_id == fid],
-                faults=[f for f in previous.meta.faults if f.fixture_id == fid],
-                write_back=WriteBackScore.model_validate(saved["write_back"]) if saved.get("write_back") else None,
-                continuity={h: ContinuityScore.model_validate(c) for h, c in (saved.get("continuity") or {}).items()},
-                seed_failure=SeedFailure.model_validate(saved["seed_failure"]) if saved.get("seed_failure") else None,
-                traces=[t for t in previous.trace if t.fixture_id == fid],
-            )
+        self.outcomes.update(resumed_outcomes(previous, readers))
 
     def ordered_keys(self) -> list[str]:
         return plan_keys(self.plan)
@@ -348,13 +318,15 @@ class Runner:
                 keys=self.ordered_keys(), fingerprint=config_fingerprint(self.config),
                 outcomes=key_records(keyed))
         result = build_result(
-            self.config, fixtures_hash=self.corpus.fixtures_hash, harness_sha=git_sha(), seams=self.seam_infos(),
-            keyed=keyed, receipt_ts=utc_iso(self.started_at, millis=True), meta_extra=meta_extra,
+            self.config, fixtures_hash=self.corpus.fixtures_hash, harness_sha=source_revision(),
+            seams=self.seam_infos(), keyed=keyed, receipt_ts=utc_iso(self.started_at, millis=True),
+            meta_extra=meta_extra,
             run={"run_id": self.run_id, "executor": self.config.executor, "jobs": self.jobs,
                  "started_at": utc_iso(self.started_at), "finished_at": utc_iso(datetime.now(UTC)),
                  "complete": complete, "interrupted_by": interrupted_by,
                  "fixture_selection": list(self.config.fixture_ids) or None, "concurrency": self.concurrency,
-                 "resume_state": None if complete else self._resume_state()},
+                 "resume_state": None if complete else {
+                     k: r.model_dump(mode="json") for k, r in key_records(keyed).items()}},
         )
 
         result.trace.extend(traces)
@@ -372,22 +344,6 @@ def _score_continuity(conn: Any, reader: LoadedFixture, injected: set[str]) -> A
     from brainbench.writeback.continuity import score_continuity
 
     return score_continuity(conn, reader, injected)
-
-
-def config_fingerprint(config: RunConfig) -> dict[str, Any]:
-    """What must be equal for two results to be parts of one run (``brainbench merge`` checks it).
-
-    Only configuration: an empty shard starts no seam, so what the seams reported
-    (image digests) is compared separately among the shards that ran some.
-    """
-    from brainbench import __version__
-
-    return {
-        "brainbench_version": __version__, "harness_sha": git_sha(),
-        "harnesses": list(config.harnesses), "suites": list(config.suites),
-        "include_holdout": config.include_holdout, "llm": config.llm, "seed": config.seed,
-        "mode": config.mode, "seams": {h: o.model_dump(mode="json") for h, o in sorted(config.seams.items())},
-    }
 
 
 def _open_budgeted(config: RunConfig, runner: Runner, notify: Progress) -> PostgresServer:

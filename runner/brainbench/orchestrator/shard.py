@@ -18,10 +18,12 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from brainbench.corpus.loader import LoadedFixture
 from brainbench.models.config import RunConfig
 from brainbench.orchestrator.selection import Plan, retrieval_suites
+from brainbench.version import source_revision
 
 SLACK = 0.15
 
@@ -90,3 +92,19 @@ def shard_loads(plan: Plan, config: RunConfig, total: int) -> Sequence[int]:
     for key, shard in assign(weights, total).items():
         loads[shard - 1] += weights[key]
     return loads
+
+
+def config_fingerprint(config: RunConfig) -> dict[str, Any]:
+    """What must be equal for two results to be parts of one run (``brainbench merge`` checks it).
+
+    Only configuration: an empty shard starts no seam, so what the seams reported
+    (image digests) is compared separately among the shards that ran some.
+    """
+    from brainbench import __version__
+
+    return {
+        "brainbench_version": __version__, "harness_sha": source_revision(),
+        "harnesses": list(config.harnesses), "suites": list(config.suites),
+        "include_holdout": config.include_holdout, "llm": config.llm, "seed": config.seed,
+        "mode": config.mode, "seams": {h: o.model_dump(mode="json") for h, o in sorted(config.seams.items())},
+    }
