@@ -117,6 +117,20 @@ def is_dead(owner: Owner | None) -> bool:
     return owner_state(owner) == "dead"
 
 
+def swept(run_id_of_object: str | None, owner: Owner | None, *, run_id: str | None, include_live: bool,
+          keep_run_id: str | None) -> bool:
+    """The one rule every sweep applies to a labelled object (database, role, scratch, container).
+
+    ``run_id`` names one run; else ``include_live`` takes every run, and by default only provably
+    dead owners' objects go.  ``keep_run_id`` (the sweeping run itself) is never taken.
+    """
+    if run_id_of_object == keep_run_id:
+        return False
+    if run_id is not None:
+        return run_id_of_object == run_id
+    return include_live or is_dead(owner)
+
+
 def sweep_lock_files(directory: Path | None = None, *, min_age_s: float = 0) -> list[Path]:
     """Delete lock files whose holders are gone (a SIGKILL skips atexit).
 

@@ -23,25 +23,13 @@ from typing import Any
 import anyio
 import pytest
 from brainbench.executors.base import ExecutorError, HookCall, RunContext, SeamLaunch
+from engine_probe import BASE, docker_or_reason  # type: ignore[import-not-found]
 
-BASE = "brainbench/base:bookworm"
 REPO = Path(__file__).resolve().parents[2]
 EXEC_ONLY = "#!/bin/sh\ncat >/dev/null\nexit 0\n"
 
 
-def _docker() -> tuple[Any, str]:
-    try:
-        import docker
-
-        client = docker.from_env(version="auto")
-        client.ping()
-        client.images.get(BASE)
-        return client, ""
-    except Exception as exc:
-        return None, f"no Docker engine or no {BASE}: {exc.__class__.__name__}"
-
-
-CLIENT, REASON = _docker()
+CLIENT, REASON = docker_or_reason()
 pytestmark = pytest.mark.skipif(CLIENT is None, reason=REASON)
 
 

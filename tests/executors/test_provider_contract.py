@@ -23,25 +23,13 @@ import anyio
 import pytest
 from brainbench.executors.base import Executor, HookCall, HookOutcome, RunContext, SeamLaunch, SeamProcess
 from brainbench.executors.local import LocalExecutor
+from engine_probe import BASE, docker_or_reason  # type: ignore[import-not-found]
 
 HOOK = Path(__file__).parent / "hooks" / "contract_hook.py"
-BASE = "brainbench/base:bookworm"
 IMAGE = "bbtest-exec-contract:latest"
 
 
-def _docker() -> tuple[Any, str]:
-    try:
-        import docker
-
-        client = docker.from_env(version="auto")
-        client.ping()
-        client.images.get(BASE)
-        return client, ""
-    except Exception as exc:
-        return None, f"no Docker engine or no {BASE}: {exc.__class__.__name__}"
-
-
-CLIENT, REASON = _docker()
+CLIENT, REASON = docker_or_reason()
 PROVIDERS = [pytest.param(("local", m), id=f"local-{m}") for m in ("exec", "stream")] + [
     pytest.param(("docker", m), id=f"docker-{m}", marks=pytest.mark.skipif(CLIENT is None, reason=REASON))
     for m in ("exec", "stream")]

@@ -24,7 +24,7 @@ from brainbench.brain.budget import ADMIN_CONNECTIONS
 from brainbench.brain.roles import HookRole
 from brainbench.brain.server import PostgresServer
 from brainbench.models.owner import Owner
-from brainbench.ownership import is_dead
+from brainbench.ownership import swept
 
 PREFIX = "bb_"
 
@@ -217,10 +217,7 @@ def sweep_databases(server: PostgresServer, run_id: str | None = None, *, includ
     """
     report = SweepReport()
     for name, rid, owner in list_brainbench_databases(server):
-        if rid == keep_run_id:
-            continue
-        doomed = rid == run_id if run_id is not None else include_live or is_dead(owner)
-        if not doomed:
+        if not swept(rid, owner, run_id=run_id, include_live=include_live, keep_run_id=keep_run_id):
             continue
         try:
             with psycopg.connect(server.database_url("postgres"), autocommit=True) as conn:

@@ -35,7 +35,7 @@ from psycopg import sql
 
 from brainbench.brain.server import ServerError
 from brainbench.models.owner import Owner
-from brainbench.ownership import current_owner, is_dead
+from brainbench.ownership import current_owner, swept
 
 ROLE_PREFIX = "bb_"
 # The brain tables a hook reads (spec §2.2); ``extract_rollups`` is the runner's bookkeeping.
@@ -159,10 +159,7 @@ def sweep_roles(admin: psycopg.Connection, *, run_id: str | None = None, include
     """
     dropped, errors = [], []
     for name, rid, owner in list_brainbench_roles(admin):
-        if rid == keep_run_id:
-            continue
-        doomed = rid == run_id if run_id is not None else include_live or is_dead(owner)
-        if not doomed:
+        if not swept(rid, owner, run_id=run_id, include_live=include_live, keep_run_id=keep_run_id):
             continue
         try:
             drop_role(admin, name)
