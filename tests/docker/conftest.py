@@ -7,13 +7,12 @@ They skip (with the reason) when no engine answers: start one with
 
 from __future__ import annotations
 
-import io
-import tarfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from image_build import build_image  # type: ignore[import-not-found]
 
 HOOKS = Path(__file__).parent / "hooks"
 TEST_IMAGE = "brainbench-test/hooks:latest"
@@ -60,19 +59,7 @@ def base_image() -> str:
 
 
 def _build(dockerfile: str, files: dict[str, Path], tag: str) -> str:
-    """Build from an in-memory context (no registry: the base must be local)."""
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tar:
-        data = dockerfile.encode()
-        info = tarfile.TarInfo("Dockerfile")
-        info.size = len(data)
-        tar.addfile(info, io.BytesIO(data))
-        for name, path in files.items():
-            tar.add(str(path), arcname=name)
-    buf.seek(0)
-    _CLIENT.images.build(fileobj=buf, custom_context=True, tag=tag, rm=True,  # type: ignore[attr-defined]
-                                    pull=False)
-    return tag
+    return build_image(_CLIENT, tag, {"Dockerfile": dockerfile, **files})
 
 
 @pytest.fixture(scope="session")

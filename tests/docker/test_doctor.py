@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import io
 import os
 import subprocess
 import sys
-import tarfile
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from image_build import build_image  # type: ignore[import-not-found]
 from reference_corpus import copy_reference_corpus  # type: ignore[import-not-found]
 
 EXAMPLE_IMAGE = "brainbench/example-shell-recall:latest"
@@ -24,17 +23,7 @@ def _bench(*args: str, env: dict[str, str] | None = None, timeout: float = 300) 
 
 
 def _build(client: Any, tag: str, dockerfile: str, files: dict[str, bytes] | None = None) -> str:
-    """Build from an in-memory context; the base must be local (nothing is pulled)."""
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tar:
-        for name, data in {"Dockerfile": dockerfile.encode(), **(files or {})}.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            info.mode = 0o755
-            tar.addfile(info, io.BytesIO(data))
-    buf.seek(0)
-    client.images.build(fileobj=buf, custom_context=True, tag=tag, rm=True, pull=False)
-    return tag
+    return build_image(client, tag, {"Dockerfile": dockerfile, **(files or {})})
 
 
 def _shell_base(client: Any) -> str:

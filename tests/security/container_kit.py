@@ -7,9 +7,7 @@ and removed with it.
 
 from __future__ import annotations
 
-import io
 import json
-import tarfile
 import uuid
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
@@ -17,6 +15,7 @@ from typing import Any, TypeVar
 
 import anyio
 import pytest
+from image_build import build_image  # type: ignore[import-not-found]
 
 T = TypeVar("T")
 BASE = "brainbench/base:bookworm"
@@ -43,18 +42,7 @@ needs_docker = pytest.mark.skipif(CLIENT is None, reason=REASON)
 
 def build(name: str, dockerfile: str, files: Mapping[str, bytes | str] | None = None) -> str:
     """Build ``bbtest-exec-<name>`` from an in-memory context (FROM the local base)."""
-    tag = f"{PREFIX}{name}:latest"
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tar:
-        for path, content in {"Dockerfile": f"FROM {BASE}\n{dockerfile}", **(files or {})}.items():
-            data = content.encode() if isinstance(content, str) else content
-            info = tarfile.TarInfo(path)
-            info.size = len(data)
-            info.mode = 0o755
-            tar.addfile(info, io.BytesIO(data))
-    buf.seek(0)
-    CLIENT.images.build(fileobj=buf, custom_context=True, tag=tag, rm=True, pull=False)
-    return tag
+    return build_image(CLIENT, f"{PREFIX}{name}:latest", {"Dockerfile": f"FROM {BASE}\n{dockerfile}", **(files or {})})
 
 
 def payload(prompt: str, **extra: Any) -> bytes:
