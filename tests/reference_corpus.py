@@ -38,6 +38,9 @@ def private_seeded_brain(reference: Path, fixture_id: str, run_id: str) -> Itera
         dbs.prepare()
         with dbs.lease() as brain:
             seed_fixture(brain.conn, fixture)
+            # The embedded server runs with synchronous_commit=off, so a crash may drop the
+            # last commits; callers crash it on purpose, and the seed must survive that.
+            brain.conn.execute("CHECKPOINT")
             yield pg, brain.url, fixture
     finally:
         pg.close()
