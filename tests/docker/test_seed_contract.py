@@ -197,3 +197,18 @@ def test_a_bad_label_stops_the_run_in_one_line(docker_client: Any, corpus: tuple
     assert proc.returncode == 2
     assert f"image {image}: label io.brainbench.brain: field 'seed'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_failing_init_is_a_seed_failure_of_every_fixture_of_that_seam(docker_client: Any, corpus: tuple[Path, Path],
+                                                                        tmp_path: Path) -> None:
+    image = _memo_image(docker_client, "bbtest-seed-memo:noinit",
+                        {**LABEL, "init": ["/bin/sh", "-c", "echo 'memo-init: no schema today' >&2; exit 4"]})
+    proc, result = _run(corpus, tmp_path, "--image", f"codex={image}", "--fixture", "kta-001-deal-recall",
+                        "--fixture", "ms-001-two-source-alias")
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    failures = {f.fixture_id: f.error for f in result.seed_failures}
+    assert set(failures) == {"kta-001-deal-recall", "ms-001-two-source-alias"}
+    for error in failures.values():
+        assert "in seam codex" in error and "exited 4" in error and "memo-init: no schema today" in error
+    assert not [r for r in result.turn_rows if r.harness == "codex"]
+    assert {r.harness for r in result.turn_rows} == {"openclaw", "claude-code"}  # the others are graded
