@@ -21,7 +21,8 @@ from typing import Annotated, Any
 
 import typer
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="The brain a hook reads: serve one by hand.")
+app = typer.Typer(no_args_is_help=True, add_completion=False,
+                  help="The brain a hook reads: serve one by hand, or print a fixture's seed document.")
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -131,6 +132,34 @@ def serve(
             with contextlib.suppress(OSError):
                 env_file.unlink()
     _err("stopped: brain dropped")
+
+
+@app.command("seed-document")
+def seed_document_cmd(
+    fixture_id: Annotated[str, typer.Argument(metavar="FIXTURE", help="Fixture id, e.g. kta-001-deal-recall.")],
+    fixtures: Annotated[Path, typer.Option(help="Fixture directory.")] = REPO_ROOT / "fixtures",
+    gold: Annotated[Path, typer.Option(help="Sealed gold directory.")] = REPO_ROOT / "gold",
+) -> None:
+    """Print the seed document an image's `seed` gets for FIXTURE (seed contract v1) on stdout."""
+    from brainbench.brain.seed_document import seed_document
+    from brainbench.brain.seeding import SeedError
+    from brainbench.cli_run import load_or_report
+
+    corpus = load_or_report(fixtures, gold)
+    if corpus is None:
+        raise typer.Exit(2)
+    by_id = {item.fixture_id: item for item in corpus.fixtures}
+    if fixture_id not in by_id:
+        near = difflib.get_close_matches(fixture_id, list(by_id), n=3)
+        _err(f"brainbench brain seed-document: no fixture {fixture_id!r} in {fixtures}"
+             + (f"; did you mean {', '.join(near)}?" if near else "; `brainbench validate` lists the corpus"))
+        raise typer.Exit(2)
+    try:
+        document = seed_document(by_id[fixture_id].fixture)
+    except SeedError as exc:
+        _err(f"brainbench brain seed-document: {exc}")
+        raise typer.Exit(2) from exc
+    sys.stdout.write(document.model_dump_json(indent=2) + "\n")
 
 
 def register(target: typer.Typer) -> None:

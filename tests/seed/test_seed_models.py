@@ -83,3 +83,21 @@ def test_a_page_our_seeding_refuses_is_refused_alike() -> None:
         "turns": [{"turn_id": 1, "role": "user", "text": "hi"}]})
     with pytest.raises(SeedError, match="bad-page"):
         seed_document(fixture)
+
+
+def test_the_cli_prints_a_fixtures_seed_document(reference: Path) -> None:
+    import subprocess
+    import sys
+
+    corpus = ["--fixtures", str(reference / "corpus" / "fixtures"), "--gold", str(reference / "corpus" / "gold")]
+    proc = subprocess.run([sys.executable, "-m", "brainbench.cli", "brain", "seed-document", "ms-001-two-source-alias",
+                           *corpus], capture_output=True, text=True, check=False, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    jsonschema.validate(doc, schema_for("seed-document"))
+    fixture = load_corpus(reference / "corpus" / "fixtures", reference / "corpus" / "gold").by_id()
+    assert doc == seed_document(fixture["ms-001-two-source-alias"].fixture).model_dump(mode="json")
+    missing = subprocess.run([sys.executable, "-m", "brainbench.cli", "brain", "seed-document", "ms-001-two-source",
+                              *corpus], capture_output=True, text=True, check=False, timeout=120)
+    assert missing.returncode == 2
+    assert "did you mean ms-001-two-source-alias?" in missing.stderr
