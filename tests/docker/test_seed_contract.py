@@ -34,7 +34,7 @@ SEED = """#!/bin/sh
 set -eu
 doc=$(cat)
 case "${BRAINBENCH_FIXTURE:-}" in
-  *seed-fails*) echo "memo-seed: refusing $BRAINBENCH_FIXTURE on purpose" >&2; exit 3 ;;
+  *seed-fails*) echo "memo-seed: refusing $BRAINBENCH_FIXTURE" >&2; echo "on purpose" >&2; exit 3 ;;
   *seed-hangs*) sleep 60 ;;
 esac
 printf '%s\\n' "INSERT INTO memo SELECT p->>'source', p->>'slug', p->>'title', p->>'body'
@@ -126,7 +126,8 @@ def test_a_run_grades_the_image_through_its_own_brain(memo_image: str, corpus: t
     failures = {f.fixture_id: f.error for f in result.seed_failures}
     assert set(failures) == {FAILS, HANGS}
     assert "seed (/opt/memo/seed) exited 3" in failures[FAILS]
-    assert f"memo-seed: refusing {FAILS} on purpose" in failures[FAILS]  # the stderr tail
+    assert f"stderr tail: memo-seed: refusing {FAILS} | on purpose" in failures[FAILS]
+    assert "\n" not in failures[FAILS]  # one line, in the result and the scoreboard
     assert f"image {memo_image}" in failures[FAILS] and "seam claude-code" in failures[FAILS]
     assert "timed out after 2 s and was killed" in failures[HANGS]
     assert "SEED FAILURES (2)" in proc.stdout + proc.stderr

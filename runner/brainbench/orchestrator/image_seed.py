@@ -43,9 +43,11 @@ class SeededSeam:
         return self.active.info.image or "?"
 
 
-def stderr_tail(stderr: bytes) -> str:
+def stderr_tail(stderr: bytes, one_line: bool = False) -> str:
+    """The end of a command's stderr; ``one_line`` joins its lines with `` | `` (a seed failure is one line)."""
     text = stderr.decode("utf-8", "replace").strip()
-    return ("…" + text[-STDERR_TAIL_CHARS:]) if len(text) > STDERR_TAIL_CHARS else text
+    text = ("…" + text[-STDERR_TAIL_CHARS:]) if len(text) > STDERR_TAIL_CHARS else text
+    return " | ".join(line.strip() for line in text.splitlines() if line.strip()) if one_line else text
 
 
 def failure_of(outcome: HookOutcome, timeout_s: float) -> str | None:
@@ -58,7 +60,7 @@ def failure_of(outcome: HookOutcome, timeout_s: float) -> str | None:
         return f"killed: {outcome.oversize}"
     if outcome.exit_code == 0:
         return None
-    tail = stderr_tail(outcome.stderr)
+    tail = stderr_tail(outcome.stderr, one_line=True)
     return f"exited {outcome.exit_code}" + (f"; stderr tail: {tail}" if tail else "; no stderr")
 
 
