@@ -14,6 +14,7 @@ def _models() -> dict[str, type[BaseModel]]:
     from brainbench.models.baseline import Baseline
     from brainbench.models.corpus import Fixture, Gold
     from brainbench.models.result import RunResult
+    from brainbench.models.seed import BrainContract, SeedDocument
     from brainbench.models.trace import TurnTrace
     from brainbench.models.wire import HookInput, HookOutput, StreamRequest, StreamResponse
 
@@ -22,6 +23,7 @@ def _models() -> dict[str, type[BaseModel]]:
         "hook-input": HookInput, "hook-output": HookOutput,
         "stream-request": StreamRequest, "stream-response": StreamResponse,
         "trace": TurnTrace,  # one line of <result>.trace.jsonl
+        "seed-document": SeedDocument, "brain-contract": BrainContract,  # seed contract v1
     }
 
 

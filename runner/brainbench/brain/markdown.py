@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -116,6 +116,9 @@ class ParsedPage:
     frontmatter: dict[str, Any]
     tags: list[str]
     content_hash: str
+    # For the seed contract's document: the whole parsed frontmatter and the text after it.
+    meta: dict[str, Any] = field(default_factory=dict)
+    body: str = ""
 
 
 def _yaml_reason(exc: yaml.YAMLError) -> str:
@@ -185,4 +188,4 @@ def parse_page(slug: str, content: str) -> ParsedPage:
         "tags": tags,
     }
     digest = hashlib.sha256(stringify(canonical).encode("utf-8")).hexdigest()
-    return ParsedPage(slug, page_type, title, compiled, timeline, stored, tags, digest)
+    return ParsedPage(slug, page_type, title, compiled, timeline, stored, tags, digest, meta, body)

@@ -1,0 +1,47 @@
+"""The seed contract's document: one fixture's seed data as an image's ``seed`` reads it.
+
+Built with the very parser and alias normaliser our own seeding uses (``markdown``,
+``aliases``), so title, type and aliases are what BrainBench's brain would hold.
+"""
+
+from __future__ import annotations
+
+from brainbench.brain.aliases import normalize_alias_list
+from brainbench.brain.markdown import PageParseError, parse_page
+from brainbench.brain.seeding import SeedError
+from brainbench.corpus.slugs import SlugError, validate_slug
+from brainbench.models.corpus import Fixture
+from brainbench.models.seed import SeedDocument, SeedDocumentAlias, SeedDocumentFact, SeedDocumentPage
+
+
+def fixture_sources(fixture: Fixture) -> list[str]:
+    """Every source the fixture uses, first-seen order, ``default`` first (it always exists)."""
+    seen = ["default", *(fixture.sources or []), fixture.source]
+    seen += [p.source_id or "default" for p in fixture.seed_pages or []]
+    seen += [f.source_id or "default" for f in fixture.seed_facts or []]
+    return list(dict.fromkeys(s for s in seen if s))
+
+
+def seed_document(fixture: Fixture) -> SeedDocument:
+    """The document for ``fixture``; a page our seeding would refuse raises the same ``SeedError``."""
+    pages: list[SeedDocumentPage] = []
+    aliases: list[SeedDocumentAlias] = []
+    for page in fixture.seed_pages or []:
+        source = page.source_id or "default"
+        where = f"seed failed for fixture {fixture.fixture_id} at {page.slug!r}"
+        try:
+            slug = validate_slug(page.slug)
+            parsed = parse_page(slug, page.content)
+        except SlugError as exc:
+            raise SeedError(f"{where}: invalid slug: {exc}") from exc
+        except PageParseError as exc:
+            raise SeedError(f"{where}: {exc}") from exc
+        pages.append(SeedDocumentPage(slug=slug, source=source, content=page.content, frontmatter=parsed.meta,
+                                      title=parsed.title, type=parsed.type, body=parsed.body))
+        aliases += [SeedDocumentAlias(slug=slug, source=source, alias=a)
+                    for a in normalize_alias_list(parsed.frontmatter.get("aliases"))]
+    facts = [SeedDocumentFact(source=f.source_id or "default", fact=f.fact, entity_slug=f.entity_slug,
+                              provenance=f.source or "bench:seed", source_session=f.source_session)
+             for f in fixture.seed_facts or []]
+    return SeedDocument(fixture_id=fixture.fixture_id, active_source=fixture.source,
+                        sources=fixture_sources(fixture), pages=pages, aliases=aliases, facts=facts)

@@ -1,0 +1,111 @@
+"""Seed contract v1: how an image declares that it seeds its own brain, and what its seed reads.
+
+An image labelled ``io.brainbench.brain`` (a :class:`BrainContract`) keeps its memory in a
+database of its own schema: the runner creates a template database per run (extensions
+first, then the image's ``init``), clones it per fixture, and runs the image's ``seed``
+with one :class:`SeedDocument` on stdin.  docs/HOOK_AUTHORS.md ("Seed contract v1")
+is the prose; the published schemas are generated from these models.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+LABEL_BRAIN = "io.brainbench.brain"
+SEED_CONTRACT_VERSION = 1
+# Why write-back and continuity rows of an image-seeded seam are not scored (contract v1).
+NOT_APPLICABLE_REASON = "image-seeded brain: no write-back command in seed contract v1"
+
+Argv = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
+# An extension name as CREATE EXTENSION takes it (quoted identifier: uuid-ossp has a dash).
+ExtensionName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_-]{0,62}$")]
+
+
+class BrainContractError(ValueError):
+    """A label that does not parse: one line naming the image and the field."""
+
+
+class BrainContract(BaseModel):
+    """The value of the ``io.brainbench.brain`` image label (seed contract version 1)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True,
+                              title="BrainBench seed contract (io.brainbench.brain label, version 1)")
+
+    version: Literal[1] = Field(description="Seed contract version; 1 is the only one.")
+    seed: Argv = Field(description="Exec-form argv run once per fixture with a SeedDocument on stdin.")
+    init: Argv | None = Field(default=None, description="Exec-form argv run once per run against the template "
+                              "database (stdin closed), e.g. to create the schema.")
+    extensions: list[ExtensionName] = Field(
+        default_factory=list, description="Created by the runner as superuser in the template before init.")
+    init_timeout_s: float = Field(default=120.0, gt=0, le=3600)
+    seed_timeout_s: float = Field(default=60.0, gt=0, le=3600)
+
+    @classmethod
+    def from_label(cls, image: str, text: str) -> BrainContract:
+        """Parse the label of ``image``; any fault is a :class:`BrainContractError` of one line."""
+        where = f"image {image}: label {LABEL_BRAIN}"
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise BrainContractError(f"{where}: not JSON ({exc.msg} at column {exc.colno})") from exc
+        if not isinstance(doc, dict):
+            raise BrainContractError(f"{where}: must be a JSON object, got {type(doc).__name__}")
+        try:
+            return cls.model_validate(doc)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(p) for p in err["loc"]) or "(top level)"
+            raise BrainContractError(f"{where}: field {field!r}: {err['msg']}") from exc
+
+
+def brain_contract_of(image: str, labels: dict[str, str]) -> BrainContract | None:
+    """The image's seed contract, or None when it uses our schema and our seeding."""
+    text = labels.get(LABEL_BRAIN)
+    return None if text is None else BrainContract.from_label(image, text)
+
+
+class _Doc(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SeedDocumentPage(_Doc):
+    slug: str
+    source: str = Field(description="The source the page lives in (the fixture's source_id, else default).")
+    content: str = Field(description="The raw markdown exactly as in the fixture, frontmatter included.")
+    frontmatter: dict[str, Any] = Field(description="The parsed YAML frontmatter ({} when there is none); "
+                                        "timestamps as ISO-8601 UTC strings.")
+    title: str = Field(description="Derived exactly as BrainBench's own seeding derives it.")
+    type: str = Field(description="Derived exactly as BrainBench's own seeding derives it.")
+    body: str = Field(description="The markdown after the frontmatter.")
+
+
+class SeedDocumentAlias(_Doc):
+    slug: str
+    source: str
+    alias: str = Field(description="Normalised as BrainBench stores it (NFKC, lower case, spaces folded).")
+
+
+class SeedDocumentFact(_Doc):
+    source: str = Field(description="The source the fact lives in (the fixture's source_id, else default).")
+    fact: str
+    entity_slug: str | None
+    provenance: str = Field(description="The fixture's fact `source` (e.g. bench:seed), else bench:seed.")
+    source_session: str | None = None
+
+
+class SeedDocument(_Doc):
+    """One fixture's seed data, on the stdin of the image's ``seed`` command.  Everything is in
+    fixture order: a slug may repeat (a later page replaces the earlier one in its source)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="BrainBench seed document (schema_version 1)")
+
+    schema_version: Literal[1] = 1
+    fixture_id: str
+    active_source: str = Field(description="The source the fixture's hook calls read (BRAINBENCH_SOURCE).")
+    sources: list[str] = Field(description="Every source the fixture uses, first-seen order, default first.")
+    pages: list[SeedDocumentPage]
+    aliases: list[SeedDocumentAlias]
+    facts: list[SeedDocumentFact]
