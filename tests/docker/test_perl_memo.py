@@ -1,0 +1,206 @@
+"""perl-memo (harness_images/examples/perl-memo): a memory system of its own, in Perl, by hand.
+
+The image is built offline by ``scripts/build-images``; then ``init`` → ``seed`` → hook
+calls run against a real Postgres (the embedded server), inside the image's own seam
+container, hardened and supervised exactly as a run's exec calls are (each call's process
+group is killed when it returns).  What comes back is read the way the grader reads it:
+the ``→ `slug` `` pointers of the injected context.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import subprocess
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import psycopg
+import pytest
+from brainbench.brain.seed_document import seed_document
+from brainbench.executors.base import HookCall, HookOutcome, SeamLaunch
+from brainbench.executors.docker import DockerConfig, DockerExecutor
+from brainbench.executors.docker.exec_call import exec_call
+from brainbench.executors.docker.seam import DockerSeamProcess
+from brainbench.harnesses.grading import grade
+from brainbench.harnesses.injected import slugs_in_text
+from brainbench.harnesses.registry import SEAMS
+from brainbench.models.corpus import Fixture
+from brainbench.models.seed import BrainContract, brain_contract_of
+from psycopg import sql
+
+REPO = Path(__file__).resolve().parents[2]
+TAG = "bbtest-example"
+IMAGE = f"brainbench/example-perl-memo:{TAG}"
+HOOK_TIMEOUT_S = 30.0
+T = TypeVar("T")
+
+
+@pytest.fixture(scope="module")
+def perl_memo_image(docker_client: Any) -> str:
+    # The same command CI and users run; a missing base is debootstrapped (Debian packages only).
+    proc = subprocess.run(["bash", str(REPO / "scripts" / "build-images"), "--offline", "--only", "example-perl-memo",
+                           "--tag", TAG], capture_output=True, text=True, timeout=1800, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return IMAGE
+
+
+@pytest.fixture
+def memo_db(pg_server: Any) -> Iterator[tuple[str, str]]:
+    """An empty database owned by a role of its own, as the seed contract gives one: (name, owner's URL)."""
+    name = f"bbtest_memo_{uuid.uuid4().hex[:10]}"
+    role, password = f"{name}_owner", secrets.token_urlsafe(18)
+    with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT")
+                     .format(sql.Identifier(role), sql.Literal(password)))
+        conn.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(sql.Identifier(name), sql.Identifier(role)))
+        conn.execute(sql.SQL("REVOKE CONNECT, TEMPORARY ON DATABASE {} FROM PUBLIC").format(sql.Identifier(name)))
+        conn.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(name), sql.Identifier(role)))
+    try:
+        yield name, pg_server.role_url(name, role, password)
+    finally:
+        with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+            conn.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))
+
+
+def with_memo_seam(image: str, run_id: str, url: str, body: Callable[[DockerSeamProcess], Awaitable[T]]) -> T:
+    async def main() -> T:
+        executor = DockerExecutor(DockerConfig(database_url=url), run_id=run_id)
+        try:
+            proc = await executor.start(SeamLaunch(seam="claude-code", command=(), mode="exec", image=image,
+                                                   run_id=run_id))
+            assert isinstance(proc, DockerSeamProcess)
+            return await body(proc)
+        finally:
+            await executor.close()
+
+    return anyio.run(main)
+
+
+def contract(image: str, docker_client: Any) -> BrainContract:
+    found = brain_contract_of(image, docker_client.images.get(image).labels)
+    assert found is not None, "perl-memo must declare io.brainbench.brain"
+    return found
+
+
+def run_command(proc: DockerSeamProcess, argv: list[str], stdin: bytes, env: dict[str, str],
+                timeout_s: float) -> HookOutcome:
+    """One exec of the contract's init or seed argv in the seam's container, supervised like a hook call."""
+    return exec_call(proc.box, HookCall(stdin, env, timeout_s), command=argv)
+
+
+def prompt(text: str) -> bytes:
+    return json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "s1", "prompt": text,
+                       "cwd": "/tmp", "transcript_path": "/tmp/none.jsonl"}).encode()
+
+
+def load_fixture(reference: Path, fixture_id: str) -> Fixture:
+    return Fixture.model_validate_json((reference / "corpus" / "fixtures" / f"{fixture_id}.fixture.json").read_text())
+
+
+# (fixture, user turn text) → the slugs perl-memo must inject, in order, and a phrase of the
+# note it must have read (the same slug lives in two sources in ms-001 and ms-002).
+EXPECTED: dict[str, list[tuple[str, list[str], str | None]]] = {
+    "kta-001-deal-recall": [
+        ("What did Alice Example say about the Widget Co deal?", ["people/alice-example", "companies/widget-co"],
+         "met at the spring demo day"),
+        ("Thanks, that helps a lot.", [], None),
+        ("Can you draft an intro email to Charlie Example about it?", ["people/charlie-example"], None),
+    ],
+    "ms-001-two-source-alias": [  # active source: default
+        ("What do I know about Alice Example?", ["people/alice-example"], "personal notes"),
+        ("Anything on Acme Example in here?", [], None),  # Acme Example lives in teambrain only
+    ],
+    "ms-002-nondefault-active": [  # active source: teambrain
+        ("What do we know about Bianca Example?", ["people/bianca-example"], "Candidate profile in the team brain"),
+        ("What do I know about Orbit Example?", ["projects/orbit-example"], None),
+        ("Anything on Widgetline Example in here?", [], None),  # default only
+    ],
+    "kta-002-quiet-smalltalk": [
+        ("Good morning! How are you today?", [], None),
+        ("Monday again. Let me grab a coffee first and then we can start.", [], None),
+    ],
+}
+
+
+@pytest.mark.parametrize("fixture_id", sorted(EXPECTED))
+def test_init_seed_hook_against_a_real_postgres(fixture_id: str, perl_memo_image: str, docker_client: Any,
+                                                memo_db: tuple[str, str], reference: Path, run_id: str,
+                                                pg_server: Any) -> None:
+    name, url = memo_db
+    fixture = load_fixture(reference, fixture_id)
+    doc = seed_document(fixture)
+    brain = contract(perl_memo_image, docker_client)
+    assert brain.init is not None and brain.extensions == []
+    seam_env = {"BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": doc.active_source}
+    dialect = SEAMS["claude-code"].dialect
+
+    async def body(proc: DockerSeamProcess) -> list[tuple[list[str], str]]:
+        init = await anyio.to_thread.run_sync(run_command, proc, list(brain.init or []), b"",
+                                              {"BRAINBENCH_DATABASE_URL": url}, brain.init_timeout_s)
+        assert init.exit_code == 0, init.stderr.decode()
+        seed = await anyio.to_thread.run_sync(run_command, proc, list(brain.seed),
+                                              doc.model_dump_json().encode(),
+                                              {**seam_env, "BRAINBENCH_FIXTURE": fixture_id}, brain.seed_timeout_s)
+        assert seed.exit_code == 0, seed.stderr.decode()
+        answers = []
+        for text, _, _ in EXPECTED[fixture_id]:
+            outcome = await proc.call(HookCall(prompt(text), seam_env, HOOK_TIMEOUT_S))
+            graded = grade(outcome, dialect)
+            assert graded.fault is None, (graded, outcome.stderr.decode())
+            answers.append((slugs_in_text(graded.context), graded.context or ""))
+        logs = proc.container.exec_run(["sh", "-c", "cat /tmp/perl-memo/*.log"], user="10001:10001")
+        answers.append(([], logs.output.decode()))
+        return answers
+
+    *answers, (_, log) = with_memo_seam(perl_memo_image, run_id, url, body)
+    for (text, slugs, phrase), (got, context) in zip(EXPECTED[fixture_id], answers, strict=True):
+        assert got == slugs, (text, context)
+        if phrase:
+            assert phrase in context, context
+    # The store is perl-memo's own, not BrainBench's brain schema.
+    with psycopg.connect(pg_server.database_url(name)) as conn:
+        tables = {r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
+        notes = conn.execute("SELECT count(*) FROM notes").fetchone()
+    assert {"notes", "note_names", "note_facts"} <= tables and not tables & {"pages", "page_aliases", "facts"}
+    assert notes == (len({(p.source, p.slug) for p in doc.pages}),)
+    # One serve for the whole conversation: it outlived every call's process group.
+    if any(slugs for _, slugs, _ in EXPECTED[fixture_id]):
+        assert log.count(": source ") == 1, log
+
+
+def test_serve_leaves_when_its_database_is_dropped(perl_memo_image: str, docker_client: Any, reference: Path,
+                                                  memo_db: tuple[str, str], run_id: str, pg_server: Any) -> None:
+    name, url = memo_db
+    brain = contract(perl_memo_image, docker_client)
+    doc = seed_document(load_fixture(reference, "kta-001-deal-recall"))
+    env = {"BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": doc.active_source}
+
+    async def body(proc: DockerSeamProcess) -> tuple[HookOutcome, str, HookOutcome]:
+        def sh(script: str) -> str:
+            return proc.container.exec_run(["sh", "-c", script], user="10001:10001").output.decode()
+
+        for argv, stdin in ((brain.init or [], b""), (brain.seed, doc.model_dump_json().encode())):
+            done = await anyio.to_thread.run_sync(run_command, proc, list(argv), stdin, env, 60.0)
+            assert done.exit_code == 0, done.stderr.decode()
+        first = await proc.call(HookCall(prompt("Alice Example?"), env, HOOK_TIMEOUT_S))
+        with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+        deadline = time.monotonic() + 10
+        while "exiting" not in (log := sh("cat /tmp/perl-memo/*.log")) and time.monotonic() < deadline:
+            await anyio.sleep(0.1)
+        # The brain is gone: the next call says so (exit 75), it does not answer from memory.
+        after = await proc.call(HookCall(prompt("Alice Example?"), env, HOOK_TIMEOUT_S))
+        return first, log, after
+
+    first, log, after = with_memo_seam(perl_memo_image, run_id, url, body)
+    assert slugs_in_text(grade(first, SEAMS["claude-code"].dialect).context) == ["people/alice-example"]
+    assert "exiting (database connection closed)" in log, log
+    assert grade(after, SEAMS["claude-code"].dialect).fault == "infra_error", after
+    assert b"brain unavailable" in after.stderr
+    assert url.split("@")[0].split(":")[-1].encode() not in after.stderr  # the password never leaks
