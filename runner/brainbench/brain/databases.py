@@ -87,6 +87,16 @@ class BrainDatabases:
         with self._lock:
             self._created.append(name)
 
+    def admin(self, database: str = "postgres") -> contextlib.AbstractContextManager[psycopg.Connection]:
+        """A superuser connection within the run's admin budget (image-seeded brains use it too)."""
+        return self._admin(database)
+
+    def adopt(self, name: str, owned_roles: dict[str, HookRole]) -> None:
+        """Drop ``name`` (and then its roles) with the run's own databases, at ``drop`` or ``close``."""
+        with self._lock:
+            self._created.append(name)
+            self._roles[name] = dict(owned_roles)
+
     def create(self) -> tuple[str, str]:
         """A fresh brain; returns (database name, the runner's URL).  Its hook roles are in ``hook_roles``."""
         name = f"{PREFIX}{self.run_id}_{next(self._counter)}"

@@ -115,8 +115,13 @@ async def run_doctor(image: str, *, command: Sequence[str] = (), mode: Invocatio
     labels: dict[str, str] = config.get("Labels") or {}
     if not _static_checks(report, labels, config, command, mode):
         return report
+    from .seed_contract import check_label
+
+    contract, go_on = check_label(report, labels)
+    if not go_on:
+        return report
     await _with_brain(report, command=command, env=env or {}, timeout_s=timeout_s, database_url=database_url,
-                      docker_host=docker_host)
+                      docker_host=docker_host, contract=contract)
     return report
 
 
@@ -162,7 +167,7 @@ def _static_checks(report: DoctorReport, labels: Mapping[str, str], config: Mapp
 
 
 async def _with_brain(report: DoctorReport, *, command: Sequence[str], env: Mapping[str, str], timeout_s: float,
-                      database_url: str | None, docker_host: str | None) -> None:
+                      database_url: str | None, docker_host: str | None, contract: Any = None) -> None:
     import psycopg
 
     from brainbench.brain.serve import served_brain
@@ -174,6 +179,13 @@ async def _with_brain(report: DoctorReport, *, command: Sequence[str], env: Mapp
         report.cannot_check = f"no brain database: {exc}"
         return
     try:
+        if contract is not None:  # the image seeds its own brain, per mode, in that mode's container
+            for mode in report.modes:
+                await _check_mode(report, mode, command=command, env=env, timeout_s=timeout_s,
+                                  docker_host=docker_host, seeded=(server, contract))
+                if report.cannot_check:
+                    return
+            return
         with served_brain(server, sample.seed_sample, source=sample.SOURCE) as brain:
             call_env = {**env, **brain.hook_env()}
             for mode in report.modes:
@@ -188,15 +200,18 @@ async def _with_brain(report: DoctorReport, *, command: Sequence[str], env: Mapp
 
 
 async def _check_mode(report: DoctorReport, mode: InvocationMode, *, command: Sequence[str],
-                      env: Mapping[str, str], timeout_s: float, docker_host: str | None) -> None:
+                      env: Mapping[str, str], timeout_s: float, docker_host: str | None,
+                      seeded: tuple[Any, Any] | None = None) -> None:
+    """``seeded``: (server, seed contract) when the image seeds its own brain."""
     from brainbench.executors.docker.config import DockerConfig
     from brainbench.executors.docker.failures import ImageContractError, describe
     from brainbench.executors.docker.provider import DockerExecutor, DockerSeamProcess
 
     harness = report.harness
     # The stream warm-up handshake gets the same deadline as a call.
-    config = DockerConfig(docker_host=docker_host, database_url=env.get("BRAINBENCH_DATABASE_URL"),
-                          stream_handshake_s=timeout_s)
+    # Where the brain is (socket or host) for the container; with a seed contract never a hook's env.
+    db_url = seeded[0].database_url("postgres") if seeded else env.get("BRAINBENCH_DATABASE_URL")
+    config = DockerConfig(docker_host=docker_host, database_url=db_url, stream_handshake_s=timeout_s)
     executor = DockerExecutor(config, run_id=f"bb-doctor-{uuid.uuid4().hex[:8]}", pool_size=1)
     try:
         try:
@@ -214,7 +229,17 @@ async def _check_mode(report: DoctorReport, mode: InvocationMode, *, command: Se
                                           f"hook: {' '.join(proc.hook_cmd)}"))
         if mode == "exec":
             await _check_shell(report, proc, env)
-        await _check_calls(report, proc, mode, harness, env, timeout_s)
+        if seeded is None:
+            await _check_calls(report, proc, mode, harness, env, timeout_s)
+        else:
+            from .seed_contract import seeded_brain
+
+            async with seeded_brain(report, proc, seeded[0], seeded[1], mode) as url:
+                if url is None:
+                    return
+                await _check_calls(report, proc, mode, harness,
+                                   {**env, "BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": sample.SOURCE},
+                                   timeout_s)
         if mode == "exec":
             await _check_timeout(report, proc, env)
     finally:

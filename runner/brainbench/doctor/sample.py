@@ -6,6 +6,7 @@ from typing import Any
 
 from brainbench.brain.seeding import SeedReport
 from brainbench.brain.store import ensure_sources, import_page
+from brainbench.models.corpus import Fixture
 
 SOURCE = "default"
 OTHER_SOURCE = "doctor-elsewhere"
@@ -37,3 +38,13 @@ def seed_sample(conn: Any) -> SeedReport:
         report.slug_sources.setdefault(slug, set()).add(source)
         report.pages += 1
     return report
+
+
+def reference_fixture() -> Fixture:
+    """The same pages as a fixture: what an image-seeded brain's ``seed`` is given by doctor."""
+    return Fixture.model_validate({
+        "schema_version": 1, "fixture_id": "doctor-reference", "suites": ["know-to-ask"],
+        "sources": [SOURCE, OTHER_SOURCE], "active_source": SOURCE,
+        "seed_pages": [{"slug": slug, "content": content, "source_id": source} for slug, source, content in _PAGES],
+        "turns": [{"turn_id": 1, "role": "user", "text": PROMPT}],
+    })

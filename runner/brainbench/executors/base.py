@@ -19,7 +19,7 @@ every provider is graded by one set of rules.
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Literal
@@ -79,6 +79,16 @@ class SeamProcess(abc.ABC):
 
     @abc.abstractmethod
     async def call(self, call: HookCall) -> HookOutcome: ...
+
+    @property
+    def image_labels(self) -> Mapping[str, str]:
+        """The labels of the seam's image; empty for a seam that runs no image."""
+        return {}
+
+    def run_command(self, command: Sequence[str], call: HookCall) -> HookOutcome:
+        """Run another command of the seam's image as its hook runs (blocking): the seed contract's
+        ``init`` and ``seed``.  Only providers that run images can."""
+        raise ExecutorError(f"the {type(self).__name__} seam runs no image, so it cannot run {list(command)}")
 
     @abc.abstractmethod
     async def stop(self) -> None: ...

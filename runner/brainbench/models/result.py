@@ -94,6 +94,17 @@ class SeamInfo(_Model):
     mode: Literal["exec", "stream"]
     image: str | None = None
     image_digest: str | None = None
+    # Seed contract version when the image seeds its own brain (label io.brainbench.brain).
+    brain_contract: int | None = None
+
+
+class NotApplicable(_Model):
+    """A (harness, suite) the run did not score, and why: never silently scored, never a failure."""
+
+    harness: Harness
+    suite: Suite
+    reason: str
+    fixtures: list[str] = Field(default_factory=list)
 
 
 class RunInfo(_Model):
@@ -148,6 +159,8 @@ class Meta(_Model):
     metric_glossary: dict[str, str] = Field(default_factory=dict)
     run: RunInfo | None = None
     faults: list[Fault] = Field(default_factory=list)
+    # Cells an image-seeded seam is not graded on (seed contract v1: no write-back command).
+    not_applicable: list[NotApplicable] = Field(default_factory=list)
     # Only in the result of ``run --shard I/N``: what ``brainbench merge`` needs.
     shard: ShardInfo | None = None
     trace: TraceInfo | None = None
@@ -192,4 +205,6 @@ class RunResult(_Model):
         for key in ("run", "shard", "trace", "compare"):
             if doc["_meta"].get(key) is None:
                 doc["_meta"].pop(key, None)
+        if not doc["_meta"].get("not_applicable"):
+            doc["_meta"].pop("not_applicable", None)
         return doc

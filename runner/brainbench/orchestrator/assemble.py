@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from brainbench.jsjson import round4
@@ -41,8 +41,12 @@ def write_back_metrics(scores: Sequence[Any], llm: bool) -> tuple[int, int, dict
 
 
 def assemble_cells(config: RunConfig, kinds: Mapping[str, str], rows: Sequence[TurnRow],
-                   outcomes: Sequence[Any]) -> list[Cell]:
-    """Cells per harness in ``kinds`` order (harness → seam kind: contract or production)."""
+                   outcomes: Sequence[Any], image_seeded: Collection[str] = ()) -> list[Cell]:
+    """Cells per harness in ``kinds`` order (harness → seam kind: contract or production).
+
+    ``image_seeded`` harnesses get no write-back cell: the runner's write-back never reaches
+    their brain (seed contract v1), so the run marks it not applicable instead.
+    """
     cells: list[Cell] = []
     wb = [o.write_back for o in outcomes if o.write_back is not None]
     for harness, kind in kinds.items():
@@ -57,7 +61,7 @@ def assemble_cells(config: RunConfig, kinds: Mapping[str, str], rows: Sequence[T
                 cells.append(_cell(harness, suite, kind, score.gold_total, score.gold_failed, metrics,
                                    _first_seen(r.fixture_id for r in mine)))
             elif suite == "write-back":
-                if not wb:
+                if not wb or harness in image_seeded:
                     continue
                 total, failed, metrics = write_back_metrics(wb, config.llm)
                 cells.append(_cell(harness, suite, kind, total, failed, metrics,

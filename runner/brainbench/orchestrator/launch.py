@@ -14,10 +14,11 @@ from pathlib import Path
 
 import anyio
 
-from brainbench.executors.base import Executor, RunContext, SeamLaunch, SeamProcess
+from brainbench.executors.base import Executor, ExecutorError, RunContext, SeamLaunch, SeamProcess
 from brainbench.harnesses.registry import SEAMS, SeamSpec
 from brainbench.models.config import RunConfig
 from brainbench.models.result import SeamInfo
+from brainbench.models.seed import BrainContract, BrainContractError, brain_contract_of
 
 
 @dataclass
@@ -27,6 +28,8 @@ class ActiveSeam:
     info: SeamInfo
     timeout_s: float
     env: dict[str, str]
+    # Set when the image seeds its own brain (seed contract, orchestrator/image_seed.py).
+    brain: BrainContract | None = None
 
 
 def provider_for(config: RunConfig, harness: str) -> str:
@@ -88,10 +91,15 @@ async def start_seam(config: RunConfig, providers: Providers, harness: str, work
                         run_id=providers.context.run_id, mode_from_image=bool(image) and not explicit_mode)
     executor = providers.executors[provider_for(config, harness)]
     process = await executor.start(launch)
+    try:
+        brain = brain_contract_of(image, dict(process.image_labels)) if image else None
+    except BrainContractError as exc:
+        await process.stop()
+        raise ExecutorError(str(exc)) from None
     info = SeamInfo(harness=harness, seam=kind, executor=executor.name, mode=process.mode, image=image,
-                    image_digest=process.image_digest)
+                    image_digest=process.image_digest, brain_contract=brain.version if brain else None)
     timeout = (override.timeout_s if override and override.timeout_s else None) or config.timeout_s
-    return ActiveSeam(spec, process, info, timeout, dict(override.env) if override else {})
+    return ActiveSeam(spec, process, info, timeout, dict(override.env) if override else {}, brain)
 
 
 async def start_seams(config: RunConfig, providers: Providers, workroot: Path,

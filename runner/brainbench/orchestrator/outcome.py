@@ -11,7 +11,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from brainbench.models.config import RunConfig
-from brainbench.models.result import Fault, Receipt, RunInfo, RunResult, SeamInfo, SeedFailure, TurnRow
+from brainbench.models.result import (
+    Fault,
+    NotApplicable,
+    Receipt,
+    RunInfo,
+    RunResult,
+    SeamInfo,
+    SeedFailure,
+    TurnRow,
+)
+from brainbench.models.seed import NOT_APPLICABLE_REASON
 from brainbench.models.shard import KeyOutcome
 from brainbench.models.trace import TurnTrace
 from brainbench.models.writeback import ContinuityScore, WriteBackScore
@@ -98,6 +108,18 @@ def utc_iso(ts: Any, *, millis: bool = False) -> str:
     return text.replace("+00:00", "Z")
 
 
+def not_applicable(config: RunConfig, image_seeded: Sequence[str], rows: Sequence[TurnRow],
+                   done: Sequence[FixtureOutcome]) -> list[NotApplicable]:
+    """The write-back and continuity cells image-seeded seams would have had, marked not applicable."""
+    fixtures = {
+        "write-back": list(dict.fromkeys(o.write_back.fixture_id for o in done if o.write_back is not None)),
+        "continuity": list(dict.fromkeys([*(r.fixture_id for r in rows if r.suite == "continuity"),
+                                          *(c.reader_fixture_id for o in done for c in o.continuity.values())])),
+    }
+    return [NotApplicable(harness=h, suite=suite, reason=NOT_APPLICABLE_REASON, fixtures=fixtures[suite])
+            for h in image_seeded for suite in config.suites if suite in fixtures]
+
+
 def build_result(config: RunConfig, *, fixtures_hash: str, harness_sha: str, seams: Sequence[SeamInfo],
                  keyed: Sequence[tuple[str, FixtureOutcome]], run: dict[str, Any], receipt_ts: str,
                  meta_extra: dict[str, Any] | None = None) -> RunResult:
@@ -109,7 +131,8 @@ def build_result(config: RunConfig, *, fixtures_hash: str, harness_sha: str, sea
     done = [o for _, o in keyed]
     rows = [r for o in done for r in o.rows]
     faults = [f for o in done for f in o.faults]
-    cells = assemble_cells(config, {s.harness: s.seam for s in seams}, rows, done)
+    image_seeded = [s.harness for s in seams if s.brain_contract is not None]
+    cells = assemble_cells(config, {s.harness: s.seam for s in seams}, rows, done, image_seeded)
     fault_counts: dict[str, int] = {}
     for f in faults:
         fault_counts[f.fault_class] = fault_counts.get(f.fault_class, 0) + 1
@@ -128,5 +151,5 @@ def build_result(config: RunConfig, *, fixtures_hash: str, harness_sha: str, sea
         "receipt": receipt, "cells": cells, "turn_rows": rows,
         "seed_failures": [o.seed_failure for o in done if o.seed_failure is not None],
         "_meta": {"metric_glossary": glossary_for(metric_names(cells)), "run": meta_run, "faults": faults,
-                  **(meta_extra or {})},
+                  "not_applicable": not_applicable(config, image_seeded, rows, done), **(meta_extra or {})},
     })

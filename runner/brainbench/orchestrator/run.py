@@ -43,6 +43,7 @@ from brainbench.models.config import RunConfig
 from brainbench.models.result import RunResult, SeamInfo, SeedFailure, TraceInfo
 from brainbench.models.shard import ShardInfo, ShardSpec
 from brainbench.models.trace import CONTEXT_CAP, TurnTrace
+from brainbench.orchestrator.image_seed import SeededSeam, prepare_seeded_seams, seeded_brains
 from brainbench.orchestrator.launch import ActiveSeam, Providers, start_seams
 from brainbench.orchestrator.outcome import FixtureOutcome, build_result, key_records, resumed_outcomes, utc_iso
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
@@ -95,6 +96,8 @@ class Runner:
         self.outcomes: dict[str, FixtureOutcome] = {}
         self.started_at = datetime.now(UTC)
         self.seams: dict[str, ActiveSeam] = {}
+        # Seams whose image seeds its own brain (seed contract): a clone of theirs per fixture.
+        self.seeded: dict[str, SeededSeam] = {}
         self.interrupted_by: str | None = None
         self.work_root: Path | None = None
         self.concurrency: Concurrency | None = None  # chosen by run_benchmark against the server
@@ -112,12 +115,17 @@ class Runner:
                 "CLAUDE_CONFIG_DIR": str(workdir / "claude")}
 
     async def _replay_all(self, item: LoadedFixture, suites: list[str], brain: Brain, workroot: Path, key: str,
-                          slug_sources: dict[str, set[str]]) -> list[SeamReplay]:
+                          slug_sources: dict[str, set[str]], harnesses: list[str] | None = None,
+                          image_urls: dict[str, str] | None = None) -> list[SeamReplay]:
+        """Replay through ``harnesses`` (default: every seam); ``image_urls`` are image-seeded brains."""
         replays = []
-        for harness, seam in self.seams.items():
+        for harness in self.seams if harnesses is None else harnesses:
+            seam = self.seams[harness]
             workdir = workroot / harness / key  # inside the seam's own mounted subtree
-            # Each seam logs in with its own read-only role, never with the runner's URL.
-            env = {**seam.env, **self._env(brain.hook_urls[harness], item.fixture.source, workdir)}
+            # Each seam logs in with its own role (read-only on our brain, owner of its image-seeded
+            # clone), never with the runner's URL.
+            url = (image_urls or {}).get(harness) or brain.hook_urls[harness]
+            env = {**seam.env, **self._env(url, item.fixture.source, workdir)}
             replays.append(await replay_fixture(item, seam.spec, seam.process, suites=suites, env=env,
                                                 workdir=workdir, timeout_s=seam.timeout_s,
                                                 slug_sources=slug_sources, keep=self.config.keep,
@@ -148,7 +156,13 @@ class Runner:
             return out
         suites = retrieval_suites(item, self.config)
         if suites:
-            replays = await self._replay_all(item, suites, brain, workroot, item.fixture_id, report.slug_sources)
+            async with seeded_brains(self.seeded, item.fixture) as (image_urls, failures):
+                # A seam whose image failed to seed this fixture is not replayed on it.
+                harnesses = [h for h in self.seams if h not in self.seeded or h in image_urls]
+                replays = await self._replay_all(item, suites, brain, workroot, item.fixture_id,
+                                                 report.slug_sources, harnesses, image_urls)
+            if failures:
+                out.seed_failure = SeedFailure(fixture_id=item.fixture_id, error="; ".join(failures))
             for replay in replays:
                 out.rows += replay.rows
                 out.faults += replay.faults
@@ -200,9 +214,11 @@ class Runner:
         score = await anyio.to_thread.run_sync(self._write_back, conn, pair.writer)
         if "write-back" in pair.writer.fixture.suites and "write-back" in self.config.suites:
             out.write_back = score
+        # The runner's write-back never reaches an image-seeded brain: continuity is not applicable there.
+        harnesses = [h for h in self.seams if h not in self.seeded]
         replays = await self._replay_all(pair.reader, ["continuity"], brain, workroot, f"pair-{pair.pair_id}",
-                                         slug_sources)
-        for harness, replay in zip(self.seams, replays, strict=True):
+                                         slug_sources, harnesses)
+        for harness, replay in zip(harnesses, replays, strict=True):
             out.rows += replay.rows
             out.faults += replay.faults
             out.continuity[harness] = await anyio.to_thread.run_sync(
@@ -247,6 +263,7 @@ class Runner:
             async with anyio.create_task_group() as start_up:
                 start_up.start_soon(prepare_brains)
                 start_up.start_soon(prepare_seams)
+            self.seeded = await prepare_seeded_seams(self.seams, dbs)
             limiter = anyio.CapacityLimiter(self.jobs)
 
             async def one(key: str, work: Callable[[], Any]) -> None:

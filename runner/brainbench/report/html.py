@@ -97,6 +97,7 @@ def report_data(result: RunResult, baseline: RunResult | Baseline | None = None)
         "turns": [t.model_dump(mode="json") for t in result.trace],
         "faults": [f.model_dump(mode="json") for f in result.meta.faults],
         "seed_failures": [f.model_dump(mode="json") for f in result.seed_failures],
+        "not_applicable": [n.model_dump(mode="json") for n in result.meta.not_applicable],
         "glossary": result.meta.metric_glossary,
         "baseline": base,
     }

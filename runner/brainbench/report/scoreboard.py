@@ -51,7 +51,14 @@ def render_markdown(result: RunResult, gate_section: str | None = None) -> str:
         values = [_value(c, name) for name in COLUMNS]
         lines.append(f"| {c.harness} | {c.seam} | {c.suite} | {c.gold_failed}/{c.gold_total} | " + " | ".join(values)
                      + " |")
+    seams = {i.harness: i.seam for i in result.meta.run.seams} if result.meta.run else {}
+    dashes = " | ".join("—" for _ in COLUMNS)
+    for na in result.meta.not_applicable:
+        lines.append(f"| {na.harness} | {seams.get(na.harness, 'production')} | {na.suite} | n/a | {dashes} |")
     lines += ["", SEAM_NOTE]
+    if result.meta.not_applicable:
+        reasons = sorted({na.reason for na in result.meta.not_applicable})
+        lines += ["", "_n/a: not applicable, not scored and not counted as failures — " + "; ".join(reasons) + "._"]
     if result.seed_failures:
         lines += ["", f"**SEED FAILURES ({len(result.seed_failures)})** — run is invalid (exit 2):"]
         lines += [f"- {f.fixture_id}: {f.error}" for f in result.seed_failures]
@@ -73,4 +80,7 @@ def render_table(result: RunResult, shown: Sequence[str] = COLUMNS) -> object:
         table.add_column(col, justify="right" if col not in ("harness", "seam", "suite") else "left")
     for c in result.cells:
         table.add_row(c.harness, c.seam, c.suite, f"{c.gold_failed}/{c.gold_total}", *(_value(c, n) for n in present))
+    seams = {i.harness: i.seam for i in result.meta.run.seams} if result.meta.run else {}
+    for na in result.meta.not_applicable:  # never scored: see the reason in the markdown and the result
+        table.add_row(na.harness, seams.get(na.harness, "production"), na.suite, "n/a", *("—" for _ in present))
     return table

@@ -52,6 +52,10 @@ class DockerSeamProcess(SeamProcess):
         return self.box.facts.digest if self.box.facts else None
 
     @property
+    def image_labels(self) -> dict[str, str]:  # type: ignore[override]
+        return dict(self.box.facts.labels) if self.box.facts else {}
+
+    @property
     def container(self) -> Any:
         return self.box.container
 
@@ -132,5 +136,6 @@ class DockerSeamProcess(SeamProcess):
                                infra_error=describe(exc))
 
     def run_command(self, command: Sequence[str], call: HookCall) -> HookOutcome:
-        """Run any command the way a hook runs (used by ``doctor`` to probe the image)."""
+        """Run any command the way a hook runs: same container, user, network, limits and
+        in-container timeout (``doctor`` probes, the seed contract's init and seed)."""
         return exec_call(self.box, call, list(command))

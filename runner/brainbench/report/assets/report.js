@@ -99,6 +99,14 @@
       }
       body.appendChild(row);
     });
+    (DATA.not_applicable || []).filter(function (n) { return keep(n.harness, n.suite); }).forEach(function (n) {
+      var seam = ((DATA.run && DATA.run.seams) || []).filter(function (s) { return s.harness === n.harness; });
+      var row = el("tr", {"class": "not-applicable"}, el("td", {}, n.harness),
+        el("td", {}, seam.length ? seam[0].seam : "production"), el("td", {}, n.suite),
+        el("td", {"class": "num"}, "n/a"), el("td", {}, "not applicable: " + n.reason));
+      if (DATA.baseline) row.appendChild(el("td", {}, "not scored"));
+      body.appendChild(row);
+    });
     table.appendChild(body);
     main.appendChild(table);
     if (DATA.baseline) baselineSection(main);

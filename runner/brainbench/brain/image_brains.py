@@ -1,0 +1,128 @@
+"""Databases of an image-seeded seam (seed contract v1): a template per run, a clone per fixture.
+
+The image keeps its memory in a schema of its own, so its brain cannot be one of ours:
+
+* template ``bb_<run>_<seam>_tpl``: the extensions the image declares are created by the
+  runner (superuser: most are untrusted), then the image's ``init`` runs as a role that owns
+  the template's ``public`` schema and nothing else;
+* per fixture a clone of it, whose objects (all owned by the template's role) are handed
+  to a role of that clone alone (``REASSIGN OWNED``), which also owns the clone database.
+  The image's ``seed`` and then its hook log in with that role.
+
+Owner roles are hook roles (``brain/roles.py``): ``NOSUPERUSER NOCREATEDB NOCREATEROLE
+NOINHERIT``, ``CONNECT`` on their own database only, a connection limit and a statement
+timeout.  Every database and role is registered with the run's :class:`BrainDatabases`,
+so it is dropped with the run's own, and carries the run's ownership label, so a sweep
+finds what a dead run left.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import psycopg
+from psycopg import sql
+
+from brainbench.brain import roles
+from brainbench.brain.databases import PREFIX, BrainDatabases
+from brainbench.brain.roles import HookRole
+from brainbench.brain.server import ServerError, first_line
+
+OWNER = "owner"  # the one "seam" whose role create_hook_roles makes: ``<database>_owner``
+
+
+class ExtensionMissing(ServerError):
+    """The brain server cannot create an extension an image declares (one line, exit 2)."""
+
+
+@dataclass(frozen=True)
+class ImageBrain:
+    """One fixture's clone: its name and the owner role's URL (given to seed and hook)."""
+
+    name: str
+    url: str
+
+
+def seam_ident(seam: str) -> str:
+    return seam.replace("-", "_")
+
+
+class ImageSeededBrains:
+    """The template and per-fixture clones of one image-seeded seam in one run."""
+
+    def __init__(self, dbs: BrainDatabases, seam: str, image: str, extensions: Sequence[str] = ()) -> None:
+        self.dbs = dbs
+        self.seam = seam
+        self.image = image
+        self.extensions = tuple(extensions)
+        self.base = f"{PREFIX}{dbs.run_id}_{seam_ident(seam)}"
+        self.template = f"{self.base}_tpl"
+        self._template_role: HookRole | None = None
+        self._counter = itertools.count(1)
+
+    def _new_database(self, conn: psycopg.Connection, name: str, template: str | None = None) -> HookRole:
+        """Create ``name`` (labelled, locked) and its owner role; both are the run's to drop."""
+        if template is None:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        else:
+            strategy = sql.SQL(" STRATEGY FILE_COPY") if conn.info.server_version >= 150000 else sql.SQL("")
+            conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}{}").format(
+                sql.Identifier(name), sql.Identifier(template), strategy))
+        self.dbs.adopt(name, {})
+        conn.execute(sql.SQL("COMMENT ON DATABASE {} IS {}").format(
+            sql.Identifier(name), sql.Literal(roles.label(self.dbs.run_id))))
+        roles.lock_database(conn, name)
+        made = roles.create_hook_roles(conn, name, [OWNER], self.dbs.run_id,
+                                       connection_limit=self.dbs.connection_limit,
+                                       statement_timeout_ms=self.dbs.statement_timeout_ms)
+        self.dbs.adopt(name, made)
+        return made[OWNER]
+
+    def prepare_template(self) -> str:
+        """Create the template with its extensions; returns the URL ``init`` runs with."""
+        with self.dbs.admin() as conn:
+            role = self._template_role = self._new_database(conn, self.template)
+            # CREATE, not ownership: REASSIGN OWNED in a clone must never hand over the template itself.
+            conn.execute(sql.SQL("GRANT CREATE ON DATABASE {} TO {}").format(
+                sql.Identifier(self.template), sql.Identifier(role.name)))
+        with self.dbs.admin(self.template) as conn:
+            for extension in self.extensions:
+                try:
+                    conn.execute(sql.SQL("CREATE EXTENSION IF NOT EXISTS {}").format(sql.Identifier(extension)))
+                except psycopg.Error as exc:
+                    raise ExtensionMissing(
+                        f"image {self.image} (seam {self.seam}) needs Postgres extension {extension!r}, which the "
+                        f"brain server cannot create: {first_line(exc)}") from exc
+            roles.lock_schema(conn)
+            conn.execute(sql.SQL("ALTER SCHEMA public OWNER TO {}").format(sql.Identifier(role.name)))
+        return self.dbs.server.role_url(self.template, role.name, role.password)
+
+    def seal_template(self) -> None:
+        """After ``init``: nobody may connect to the template any more (a copy needs it idle)."""
+        if self._template_role is None:
+            raise RuntimeError("prepare_template comes first")
+        with self.dbs.admin() as conn:
+            conn.execute(sql.SQL("REVOKE ALL ON DATABASE {} FROM {}").format(
+                sql.Identifier(self.template), sql.Identifier(self._template_role.name)))
+            # A process init left behind (a daemon, a pool) would make every CREATE … TEMPLATE fail.
+            conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s"
+                         " AND pid <> pg_backend_pid()", (self.template,))
+
+    def clone(self) -> ImageBrain:
+        """A fresh copy of the (initialised) template, owned by a role of its own."""
+        if self._template_role is None:
+            raise RuntimeError("prepare_template comes first")
+        name = f"{self.base}_{next(self._counter)}"
+        with self.dbs.admin() as conn:
+            owner = self._new_database(conn, name, self.template)
+            conn.execute(sql.SQL("ALTER DATABASE {} OWNER TO {}").format(
+                sql.Identifier(name), sql.Identifier(owner.name)))
+        with self.dbs.admin(name) as conn:
+            conn.execute(sql.SQL("REASSIGN OWNED BY {} TO {}").format(
+                sql.Identifier(self._template_role.name), sql.Identifier(owner.name)))
+        return ImageBrain(name, self.dbs.server.role_url(name, owner.name, owner.password))
+
+    def drop(self, brain: ImageBrain) -> None:
+        self.dbs.drop(brain.name)

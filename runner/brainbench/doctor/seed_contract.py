@@ -1,0 +1,88 @@
+"""Doctor's checks of the seed contract (label ``io.brainbench.brain``): label, init, seed.
+
+Run exactly as a run does it (``orchestrator/image_seed.py``): the image's template with
+its extensions, ``init`` once, a clone owned by its own role, ``seed`` with doctor's
+reference fixture on stdin, all in the seam's own hardened container; doctor's happy
+path then asks the hook about a page only that seed could have written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import anyio
+
+from brainbench.brain.databases import BrainDatabases
+from brainbench.brain.image_brains import ExtensionMissing, ImageSeededBrains
+from brainbench.brain.seed_document import seed_document
+from brainbench.brain.server import PostgresServer
+from brainbench.models.seed import LABEL_BRAIN, BrainContract, BrainContractError, brain_contract_of
+from brainbench.orchestrator.image_seed import run_step, seed_env, stderr_tail
+
+from . import sample
+from .checks import CheckResult, DoctorReport
+
+
+def check_label(report: DoctorReport, labels: Mapping[str, str]) -> tuple[BrainContract | None, bool]:
+    """(the contract or None, whether doctor can go on)."""
+    try:
+        contract = brain_contract_of(report.image, dict(labels))
+    except BrainContractError as exc:
+        report.results.append(CheckResult("seed contract label", "fail", str(exc)))
+        return None, False
+    if contract is None:
+        return None, True
+    steps = [f"extensions {', '.join(contract.extensions)}"] if contract.extensions else []
+    if contract.init:
+        steps.append(f"init {' '.join(contract.init)} ({contract.init_timeout_s:g} s)")
+    steps.append(f"seed {' '.join(contract.seed)} ({contract.seed_timeout_s:g} s)")
+    report.results.append(CheckResult("seed contract label", "pass",
+                                      f"{LABEL_BRAIN} version {contract.version}: " + "; ".join(steps)))
+    return contract, True
+
+
+@contextlib.asynccontextmanager
+async def seeded_brain(report: DoctorReport, proc: Any, server: PostgresServer, contract: BrainContract,
+                       mode: str) -> AsyncIterator[str | None]:
+    """The hook URL of a brain the image seeded with doctor's reference fixture; None if it could not."""
+    dbs = BrainDatabases(server, f"doctor{uuid.uuid4().hex[:8]}", [])
+    try:
+        await anyio.to_thread.run_sync(dbs.prepare)
+        brains = ImageSeededBrains(dbs, report.harness, report.image, contract.extensions)
+        try:
+            url = await anyio.to_thread.run_sync(brains.prepare_template)
+        except ExtensionMissing as exc:
+            report.results.append(CheckResult(f"seed contract extensions ({mode})", "fail", str(exc)))
+            yield None
+            return
+        if contract.init:
+            failure, outcome = await run_step(proc, contract.init, b"", {"BRAINBENCH_DATABASE_URL": url},
+                                              contract.init_timeout_s)
+            if failure:
+                report.results.append(CheckResult(f"seed contract init ({mode})", "fail",
+                                                  f"init {failure}", stderr_tail(outcome.stderr)))
+                yield None
+                return
+            report.results.append(CheckResult(f"seed contract init ({mode})", "pass",
+                                              f"exit 0, {outcome.duration_ms:.0f} ms"))
+        await anyio.to_thread.run_sync(brains.seal_template)
+        brain = await anyio.to_thread.run_sync(brains.clone)
+        fixture = sample.reference_fixture()
+        document = seed_document(fixture).model_dump_json().encode("utf-8")
+        failure, outcome = await run_step(proc, contract.seed, document, seed_env(brain.url, fixture),
+                                          contract.seed_timeout_s)
+        if failure:
+            report.results.append(CheckResult(f"seed contract seed ({mode})", "fail", f"seed {failure}",
+                                              stderr_tail(outcome.stderr)))
+            yield None
+            return
+        report.results.append(CheckResult(
+            f"seed contract seed ({mode})", "pass",
+            f"exit 0, {outcome.duration_ms:.0f} ms; the hook now reads that brain as its owner role"))
+        yield brain.url
+    finally:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(dbs.close)

@@ -1,0 +1,146 @@
+"""Seed contract v1, the runner's side: init an image-seeded seam's template, seed a clone per fixture.
+
+``init`` and ``seed`` run in the seam's own warm container as supervised ``docker exec``s
+(``SeamProcess.run_command``): the user, read-only root, capabilities, limits and network
+(the brain's socket or the run's internal network, nothing else) are exactly the hook's,
+and the in-container ``timeout -s KILL`` kills a hanging command and its process group.
+Not the call server: it needs a Python 3 in the image, and a memory system's image
+need not have one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+
+import anyio
+
+from brainbench.brain.databases import BrainDatabases
+from brainbench.brain.image_brains import ImageBrain, ImageSeededBrains
+from brainbench.brain.seed_document import seed_document
+from brainbench.brain.seeding import SeedError
+from brainbench.executors.base import HookCall, HookOutcome, SeamProcess
+from brainbench.models.corpus import Fixture
+from brainbench.models.seed import BrainContract
+from brainbench.orchestrator.launch import ActiveSeam
+
+STDERR_TAIL_CHARS = 600
+
+
+@dataclass
+class SeededSeam:
+    """One image-seeded seam of a run: its contract, its databases, and how its init went."""
+
+    harness: str
+    active: ActiveSeam
+    contract: BrainContract
+    brains: ImageSeededBrains
+    init_error: str | None = None
+
+    @property
+    def image(self) -> str:
+        return self.active.info.image or "?"
+
+
+def stderr_tail(stderr: bytes) -> str:
+    text = stderr.decode("utf-8", "replace").strip()
+    return ("…" + text[-STDERR_TAIL_CHARS:]) if len(text) > STDERR_TAIL_CHARS else text
+
+
+def failure_of(outcome: HookOutcome, timeout_s: float) -> str | None:
+    """None for success; else why the command failed, with its stderr tail."""
+    if outcome.infra_error:
+        return f"could not run: {outcome.infra_error}"
+    if outcome.timed_out:
+        return f"timed out after {timeout_s:g} s and was killed"
+    if outcome.oversize:
+        return f"killed: {outcome.oversize}"
+    if outcome.exit_code == 0:
+        return None
+    tail = stderr_tail(outcome.stderr)
+    return f"exited {outcome.exit_code}" + (f"; stderr tail: {tail}" if tail else "; no stderr")
+
+
+async def run_step(process: SeamProcess, argv: Sequence[str], stdin: bytes, env: Mapping[str, str],
+                   timeout_s: float) -> tuple[str | None, HookOutcome]:
+    """Run ``init`` or ``seed`` in the seam: (None or why it failed, the raw outcome)."""
+    call = HookCall(payload=stdin, env=dict(env), timeout_s=timeout_s)
+    outcome = await anyio.to_thread.run_sync(process.run_command, list(argv), call, abandon_on_cancel=True)
+    return failure_of(outcome, timeout_s), outcome
+
+
+async def prepare_seeded_seams(seams: Mapping[str, ActiveSeam], dbs: BrainDatabases) -> dict[str, SeededSeam]:
+    """Template and ``init`` of every image-seeded seam, once per run.
+
+    A missing extension stops the run (``ExtensionMissing``, one line); a failing ``init``
+    does not: every fixture of that seam becomes a seed failure, the other seams are graded.
+    """
+    seeded: dict[str, SeededSeam] = {}
+    for harness, active in seams.items():
+        contract = active.brain
+        if contract is None:
+            continue
+        brains = ImageSeededBrains(dbs, harness, active.info.image or harness, contract.extensions)
+        seam = seeded[harness] = SeededSeam(harness, active, contract, brains)
+        url = await anyio.to_thread.run_sync(brains.prepare_template)
+        if contract.init:
+            failure, _ = await run_step(active.process, contract.init, b"", {"BRAINBENCH_DATABASE_URL": url},
+                                        contract.init_timeout_s)
+            if failure:
+                seam.init_error = f"init ({' '.join(contract.init)}) {failure}"
+        await anyio.to_thread.run_sync(brains.seal_template)
+    return seeded
+
+
+def seed_env(url: str, fixture: Fixture) -> dict[str, str]:
+    return {"BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": fixture.source,
+            "BRAINBENCH_FIXTURE": fixture.fixture_id}
+
+
+async def seed_clone(seam: SeededSeam, fixture: Fixture) -> tuple[ImageBrain | None, str | None]:
+    """A clone seeded by the image for ``fixture``: (brain, None), or (None, the seed failure)."""
+    where = f"seed failed for fixture {fixture.fixture_id} in seam {seam.harness} (image {seam.image})"
+    if seam.init_error:
+        return None, f"{where}: {seam.init_error}"
+    try:
+        document = seed_document(fixture).model_dump_json().encode("utf-8")
+    except SeedError as exc:
+        return None, str(exc)
+    brain = await anyio.to_thread.run_sync(seam.brains.clone)
+    env = seed_env(brain.url, fixture)
+    try:
+        failure, _ = await run_step(seam.active.process, seam.contract.seed, document, env,
+                                    seam.contract.seed_timeout_s)
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(seam.brains.drop, brain)
+        raise
+    if failure:
+        await anyio.to_thread.run_sync(seam.brains.drop, brain)
+        return None, f"{where}: seed ({' '.join(seam.contract.seed)}) {failure}"
+    return brain, None
+
+
+@contextlib.asynccontextmanager
+async def seeded_brains(seams: Mapping[str, SeededSeam], fixture: Fixture
+                        ) -> AsyncIterator[tuple[dict[str, str], list[str]]]:
+    """Per image-seeded seam a seeded clone for ``fixture``: (harness → hook URL, seed failures).
+
+    The clones are dropped on exit: a fixture's brain never outlives its replay.
+    """
+    made: dict[str, tuple[SeededSeam, ImageBrain]] = {}
+    failures: list[str] = []
+    try:
+        for harness, seam in seams.items():
+            brain, failure = await seed_clone(seam, fixture)
+            if brain is not None:
+                made[harness] = (seam, brain)
+            if failure:
+                failures.append(failure)
+        yield {h: b.url for h, (_, b) in made.items()}, failures
+    finally:
+        with anyio.CancelScope(shield=True):
+            for seam, brain in made.values():
+                with contextlib.suppress(Exception):
+                    await anyio.to_thread.run_sync(seam.brains.drop, brain)
