@@ -10,8 +10,10 @@ the ``→ `slug` `` pointers of the injected context.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
@@ -24,13 +26,14 @@ import pytest
 from brainbench.brain.seed_document import seed_document
 from brainbench.executors.base import HookCall, HookOutcome, SeamLaunch
 from brainbench.executors.docker import DockerConfig, DockerExecutor
-from brainbench.executors.docker.exec_call import exec_call
 from brainbench.executors.docker.seam import DockerSeamProcess
+from brainbench.gate.baseline import canonical_baseline, parse_baseline
 from brainbench.harnesses.grading import grade
 from brainbench.harnesses.injected import slugs_in_text
 from brainbench.harnesses.registry import SEAMS
 from brainbench.models.corpus import Fixture
-from brainbench.models.seed import BrainContract, brain_contract_of
+from brainbench.models.result import RunResult
+from brainbench.models.seed import NOT_APPLICABLE_REASON, BrainContract, brain_contract_of
 from psycopg import sql
 
 REPO = Path(__file__).resolve().parents[2]
@@ -91,7 +94,7 @@ def contract(image: str, docker_client: Any) -> BrainContract:
 def run_command(proc: DockerSeamProcess, argv: list[str], stdin: bytes, env: dict[str, str],
                 timeout_s: float) -> HookOutcome:
     """One exec of the contract's init or seed argv in the seam's container, supervised like a hook call."""
-    return exec_call(proc.box, HookCall(stdin, env, timeout_s), command=argv)
+    return proc.run_command(argv, HookCall(stdin, env, timeout_s))
 
 
 def prompt(text: str) -> bytes:
@@ -204,3 +207,59 @@ def test_serve_leaves_when_its_database_is_dropped(perl_memo_image: str, docker_
     assert grade(after, SEAMS["claude-code"].dialect).fault == "infra_error", after
     assert b"brain unavailable" in after.stderr
     assert url.split("@")[0].split(":")[-1].encode() not in after.stderr  # the password never leaks
+
+
+# -- a whole run through the seed contract --------------------------------------------------------------
+
+OUR_IMAGES = ("brainbench/openclaw:latest", "brainbench/codex:latest")
+IMAGE_SEEDED_SUITES = ("write-back", "continuity")
+
+
+def _bench(*args: str, timeout: float = 1800) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    return subprocess.run([sys.executable, "-m", "brainbench.cli", *args], capture_output=True, text=True,
+                          timeout=timeout, check=False, env={**env, "COLUMNS": "250"}, cwd=REPO)
+
+
+def test_a_run_grades_perl_memo_through_the_seed_contract(perl_memo_image: str, docker_client: Any,
+                                                         tmp_path: Path) -> None:
+    for ref in OUR_IMAGES:
+        try:
+            docker_client.images.get(ref)
+        except Exception:
+            pytest.skip(f"{ref} not built; run: scripts/build-images --offline")
+    out = tmp_path / "result.json"
+    proc = _bench("run", "--executor", "docker", "--image", f"claude-code={perl_memo_image}", "--out", str(out),
+                  "--quiet", "--ledger", str(tmp_path / "ledger.jsonl"))
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    result = RunResult.model_validate_json(out.read_text())
+    assert result.meta.faults == [] and result.seed_failures == []
+
+    seams = {s.harness: s for s in result.meta.run.seams}  # type: ignore[union-attr]
+    ours = seams["claude-code"]
+    assert (ours.seam, ours.image, ours.mode, ours.executor) == ("production", perl_memo_image, "exec", "docker")
+    assert ours.image_digest == docker_client.images.get(perl_memo_image).id
+    assert ours.brain_contract == 1
+    assert all(s.brain_contract is None for h, s in seams.items() if h != "claude-code")
+
+    # know-to-ask and push are graded from the wire, from the brain perl-memo seeded itself.
+    cells = {c.suite: c for c in result.cells if c.harness == "claude-code"}
+    assert {c.seam for c in cells.values()} == {"production"}
+    assert {"know-to-ask", "push"} <= set(cells) and not set(cells) & set(IMAGE_SEEDED_SUITES)
+    rows = [r for r in result.turn_rows if r.harness == "claude-code" and r.suite in ("know-to-ask", "push")]
+    assert rows and sum(1 for r in rows if r.injected_slugs) > len(rows) // 10
+    assert all(r.cross_source_slugs == [] for r in rows)  # its own store, its own source only
+    # write-back and continuity: not applicable, said so, never scored.
+    na = {(n.harness, n.suite): n for n in result.meta.not_applicable}
+    assert {s for h, s in na if h == "claude-code"} == set(IMAGE_SEEDED_SUITES)
+    assert all(n.reason == NOT_APPLICABLE_REASON and n.fixtures for n in na.values())
+    assert all(h == "claude-code" for h, _ in na)
+
+    # Every other seam's numbers are exactly the committed baseline's.
+    main = parse_baseline(REPO / "baselines" / "main.json")
+    current = canonical_baseline(result, harnesses=main.config.harnesses, suites=main.config.suites)
+    others = [k for k in main.cells if not k.startswith("claude-code/")]
+    assert others
+    for key in others:
+        assert current.cells[key] == main.cells[key], key
+        assert current.counts[key] == main.counts[key], key
