@@ -209,6 +209,35 @@ def test_serve_leaves_when_its_database_is_dropped(perl_memo_image: str, docker_
     assert url.split("@")[0].split(":")[-1].encode() not in after.stderr  # the password never leaks
 
 
+
+def test_serve_leaves_when_idle_or_when_its_stdin_closes(perl_memo_image: str, memo_db: tuple[str, str],
+                                                         run_id: str) -> None:
+    _, url = memo_db
+
+    async def body(proc: DockerSeamProcess) -> tuple[str, str]:
+        def serve(stdin: str, idle_s: int) -> str:
+            script = (f"PERL_MEMO_IDLE_S={idle_s} PERL_MEMO_RUN_DIR=/tmp/memo-$$ "
+                      f"/opt/perl-memo/bin/perl-memo serve {stdin}; echo rc=$?")
+            done = proc.container.exec_run(["sh", "-c", script], user="10001:10001",
+                                           environment={"BRAINBENCH_DATABASE_URL": url})
+            return str(done.output.decode())
+
+        return (await anyio.to_thread.run_sync(serve, "</dev/null", 600),
+                await anyio.to_thread.run_sync(serve, "--detached </dev/null", 1))
+
+    closed, idle = with_memo_seam(perl_memo_image, run_id, url, body)
+    assert "exiting (stdin closed)" in closed and closed.rstrip().endswith("rc=0"), closed
+    assert "exiting (idle)" in idle and idle.rstrip().endswith("rc=0"), idle
+
+
+def test_doctor_checks_perl_memo_through_its_seed_contract(perl_memo_image: str) -> None:
+    proc = _bench("doctor", "--image", perl_memo_image)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for check in ("seed contract label", "seed contract init (exec)", "seed contract seed (exec)",
+                  "happy path (exec)"):
+        assert check in proc.stdout, proc.stdout
+    assert "FAIL" not in proc.stdout and "WARN" not in proc.stdout, proc.stdout
+
 # -- a whole run through the seed contract --------------------------------------------------------------
 
 OUR_IMAGES = ("brainbench/openclaw:latest", "brainbench/codex:latest")
