@@ -238,6 +238,31 @@ def test_doctor_checks_perl_memo_through_its_seed_contract(perl_memo_image: str)
         assert check in proc.stdout, proc.stdout
     assert "FAIL" not in proc.stdout and "WARN" not in proc.stdout, proc.stdout
 
+
+def test_seed_refuses_a_bad_document_in_one_line(perl_memo_image: str, docker_client: Any,
+                                                 memo_db: tuple[str, str], run_id: str, reference: Path) -> None:
+    _, url = memo_db
+    brain = contract(perl_memo_image, docker_client)
+    good = json.loads(seed_document(load_fixture(reference, "kta-001-deal-recall")).model_dump_json())
+    no_slug = {**good, "pages": [{k: v for k, v in good["pages"][0].items() if k != "slug"}]}
+    env = {"BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": "default", "BRAINBENCH_FIXTURE": "kta-001"}
+
+    async def body(proc: DockerSeamProcess) -> list[HookOutcome]:
+        steps = [(brain.init or [], b""), (brain.seed, b"not json"),
+                 (brain.seed, json.dumps({**good, "schema_version": 2}).encode()),
+                 (brain.seed, json.dumps(no_slug).encode()), (brain.seed, json.dumps(good).encode()),
+                 (brain.seed, json.dumps({**good, "pages": good["pages"][:1]}).encode())]
+        return [await anyio.to_thread.run_sync(run_command, proc, list(argv), stdin, env, 60.0)
+                for argv, stdin in steps]
+
+    init, not_json, version, no_slug_out, seeded, reseeded = with_memo_seam(perl_memo_image, run_id, url, body)
+    assert init.exit_code == 0 and seeded.exit_code == 0 and reseeded.exit_code == 0
+    for bad, words in ((not_json, b"stdin is not a JSON object"),
+                       (version, b"unsupported schema_version 2 (perl-memo reads 1)"),
+                       (no_slug_out, b"seed document: pages[0].slug: must be a non-empty string")):
+        assert bad.exit_code == 2 and words in bad.stderr, bad
+        assert bad.stderr.count(b"\n") == 1, bad.stderr  # one line, no Perl trace
+
 # -- a whole run through the seed contract --------------------------------------------------------------
 
 OUR_IMAGES = ("brainbench/openclaw:latest", "brainbench/codex:latest")
