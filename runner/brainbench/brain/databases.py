@@ -94,8 +94,9 @@ class BrainDatabases:
     def adopt(self, name: str, owned_roles: dict[str, HookRole]) -> None:
         """Drop ``name`` (and then its roles) with the run's own databases, at ``drop`` or ``close``."""
         with self._lock:
-            self._created.append(name)
-            self._roles[name] = dict(owned_roles)
+            if name not in self._created:
+                self._created.append(name)
+            self._roles.setdefault(name, {}).update(owned_roles)
 
     def create(self) -> tuple[str, str]:
         """A fresh brain; returns (database name, the runner's URL).  Its hook roles are in ``hook_roles``."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from brainbench.jsjson import js_number
-from brainbench.models.result import Cell, RunResult
+from brainbench.models.result import Cell, NotApplicable, RunResult
 
 COLUMNS = (
     "know_to_ask_failure_rate", "false_fire_rate", "push_precision", "push_recall", "write_back_fidelity",
@@ -34,6 +34,18 @@ def _fault_lines(result: RunResult) -> list[str]:
     return lines
 
 
+def _with_not_applicable(result: RunResult) -> list[Cell | NotApplicable]:
+    """The cells, each harness's not-applicable rows right after its last cell (or at the end)."""
+    cells = list(result.cells)
+    last = {c.harness: i for i, c in enumerate(cells)}
+    out: list[Cell | NotApplicable] = []
+    for i, c in enumerate(cells):
+        out.append(c)
+        if last[c.harness] == i:
+            out += [na for na in result.meta.not_applicable if na.harness == c.harness]
+    return out + [na for na in result.meta.not_applicable if na.harness not in last]
+
+
 def render_markdown(result: RunResult, gate_section: str | None = None) -> str:
     r = result.receipt
     holdout = "holdout INCLUDED (published-run mode)" if r.include_holdout else "holdout excluded (gate mode)"
@@ -47,14 +59,15 @@ def render_markdown(result: RunResult, gate_section: str | None = None) -> str:
         "| " + " | ".join(header) + " |",
         "|" + "---|" * len(header),
     ]
-    for c in result.cells:
+    seams = {i.harness: i.seam for i in result.meta.run.seams} if result.meta.run else {}
+    dashes = " | ".join("—" for _ in COLUMNS)
+    for c in _with_not_applicable(result):
+        if isinstance(c, NotApplicable):
+            lines.append(f"| {c.harness} | {seams.get(c.harness, 'production')} | {c.suite} | n/a | {dashes} |")
+            continue
         values = [_value(c, name) for name in COLUMNS]
         lines.append(f"| {c.harness} | {c.seam} | {c.suite} | {c.gold_failed}/{c.gold_total} | " + " | ".join(values)
                      + " |")
-    seams = {i.harness: i.seam for i in result.meta.run.seams} if result.meta.run else {}
-    dashes = " | ".join("—" for _ in COLUMNS)
-    for na in result.meta.not_applicable:
-        lines.append(f"| {na.harness} | {seams.get(na.harness, 'production')} | {na.suite} | n/a | {dashes} |")
     lines += ["", SEAM_NOTE]
     if result.meta.not_applicable:
         reasons = sorted({na.reason for na in result.meta.not_applicable})
@@ -78,9 +91,11 @@ def render_table(result: RunResult, shown: Sequence[str] = COLUMNS) -> object:
     table = Table(title=f"BrainBench · fixtures {result.receipt.fixtures_hash[:12]}", show_lines=False)
     for col in ("harness", "seam", "suite", "failed/gold", *present):
         table.add_column(col, justify="right" if col not in ("harness", "seam", "suite") else "left")
-    for c in result.cells:
-        table.add_row(c.harness, c.seam, c.suite, f"{c.gold_failed}/{c.gold_total}", *(_value(c, n) for n in present))
     seams = {i.harness: i.seam for i in result.meta.run.seams} if result.meta.run else {}
-    for na in result.meta.not_applicable:  # never scored: see the reason in the markdown and the result
-        table.add_row(na.harness, seams.get(na.harness, "production"), na.suite, "n/a", *("—" for _ in present))
+    for c in _with_not_applicable(result):
+        if isinstance(c, NotApplicable):  # never scored: the reason is in the markdown and the result
+            table.add_row(c.harness, seams.get(c.harness, "production"), c.suite, "n/a", *("—" for _ in present))
+        else:
+            table.add_row(c.harness, c.seam, c.suite, f"{c.gold_failed}/{c.gold_total}",
+                          *(_value(c, n) for n in present))
     return table

@@ -1,0 +1,214 @@
+"""Seed contract v1 end to end: an image that seeds its own one-table brain, graded through the contract.
+
+The image is built here from a Debian base with psql and jq: ``init`` creates its
+table (using pg_trgm, which the runner must have created first), ``seed`` copies the
+seed document's pages into it, the hook answers from it.  Fixture ids make ``seed``
+fail or hang on purpose, so one run shows all three outcomes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from brainbench.models.result import RunResult
+from image_build import build_image  # type: ignore[import-not-found]
+from reference_corpus import copy_reference_corpus  # type: ignore[import-not-found]
+
+SHELL_BASES = ("brainbench/example-base:bookworm",)
+REFERENCE_IDS = ("kta-001-deal-recall", "ms-001-two-source-alias", "ms-002-nondefault-active",
+                 "wb-001-pricing-concern", "cont-001-widget-pass-writer", "cont-001-widget-pass-reader")
+FAILS, HANGS = "kta-901-seed-fails", "kta-902-seed-hangs"
+
+INIT = """#!/bin/sh
+set -eu
+psql "$BRAINBENCH_DATABASE_URL" -X -q -v ON_ERROR_STOP=1 -c "SELECT similarity('a', 'a')" \\
+  -c "CREATE TABLE memo (source text, slug text, title text, body text, PRIMARY KEY (source, slug))" >/dev/null
+"""
+SEED = """#!/bin/sh
+set -eu
+doc=$(cat)
+case "${BRAINBENCH_FIXTURE:-}" in
+  *seed-fails*) echo "memo-seed: refusing $BRAINBENCH_FIXTURE on purpose" >&2; exit 3 ;;
+  *seed-hangs*) sleep 60 ;;
+esac
+printf '%s\\n' "INSERT INTO memo SELECT p->>'source', p->>'slug', p->>'title', p->>'body'
+  FROM json_array_elements((:'doc')::json->'pages') p
+  ON CONFLICT (source, slug) DO UPDATE SET title = EXCLUDED.title, body = EXCLUDED.body;" |
+  psql "$BRAINBENCH_DATABASE_URL" -X -q -v ON_ERROR_STOP=1 -v doc="$doc" >/dev/null
+"""
+HOOK = """#!/bin/sh
+set -eu
+prompt=$(jq -r 'if type == "object" then (.prompt // "") | .[0:4000] else "" end' 2>/dev/null || true)
+[ -n "$prompt" ] || exit 0
+found=$(printf '%s\\n' "SELECT string_agg('→ \\`' || slug || '\\`', ' ' ORDER BY slug) FROM memo
+  WHERE source = :'src' AND position(lower(title) IN lower(:'prompt')) > 0;" |
+  psql "$BRAINBENCH_DATABASE_URL" -X -q -t -A -v ON_ERROR_STOP=1 -v src="$BRAINBENCH_SOURCE" -v prompt="$prompt")
+[ -n "$found" ] || exit 0
+jq -cn --arg c "$found" '{hookSpecificOutput: {hookEventName: "UserPromptSubmit", additionalContext: $c}}'
+"""
+LABEL = {"version": 1, "extensions": ["pg_trgm"], "init": ["/opt/memo/init"], "seed": ["/opt/memo/seed"],
+         "init_timeout_s": 30, "seed_timeout_s": 2}
+
+
+def _bench(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    return subprocess.run([sys.executable, "-m", "brainbench.cli", *args], capture_output=True, text=True,
+                          timeout=timeout, check=False, env={**env, "COLUMNS": "250"})
+
+
+def _memo_image(client: Any, tag: str, label: dict[str, Any] | str) -> str:
+    base = next((ref for ref in SHELL_BASES if _have(client, ref)), None)
+    if base is None:
+        pytest.skip("no local Debian base with psql and jq; run: scripts/build-images --offline")
+    text = label if isinstance(label, str) else json.dumps(label)
+    return build_image(client, tag, {
+        "Dockerfile": f"FROM {base}\nCOPY init seed hook /opt/memo/\nLABEL io.brainbench.brain={json.dumps(text)}\n"
+                      'LABEL io.brainbench.contract-version="1" io.brainbench.modes="exec"\n'
+                      'USER 65534:65534\nENTRYPOINT ["/opt/memo/hook"]\n',
+        "init": INIT, "seed": SEED, "hook": HOOK})
+
+
+def _have(client: Any, ref: str) -> bool:
+    try:
+        client.images.get(ref)
+    except Exception:
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def memo_image(docker_client: Any) -> str:
+    return _memo_image(docker_client, "bbtest-seed-memo:1", LABEL)
+
+
+@pytest.fixture(scope="module")
+def corpus(reference: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    fx, gd = copy_reference_corpus(reference, tmp_path_factory.mktemp("seedcorpus"), REFERENCE_IDS)
+    for new_id in (FAILS, HANGS):
+        doc = json.loads((fx / "kta-001-deal-recall.fixture.json").read_text())
+        doc["fixture_id"] = new_id
+        (fx / f"{new_id}.fixture.json").write_text(json.dumps(doc))
+        gold = json.loads((gd / "kta-001-deal-recall.gold.json").read_text())
+        gold["fixture_id"] = new_id
+        (gd / f"{new_id}.gold.json").write_text(json.dumps(gold))
+    return fx, gd
+
+
+def _run(corpus: tuple[Path, Path], tmp: Path, *extra: str) -> tuple[subprocess.CompletedProcess[str], RunResult]:
+    out = tmp / "result.json"
+    proc = _bench("run", "--fixtures", str(corpus[0]), "--gold", str(corpus[1]), "--out", str(out),
+                  "--ledger", str(tmp / "ledger.jsonl"), "--quiet", "--format", "markdown", *extra)
+    assert out.is_file(), proc.stderr[-3000:]
+    return proc, RunResult.model_validate_json(out.read_text())
+
+
+def _rows(result: RunResult, harness: str) -> list[dict[str, Any]]:
+    return [{k: v for k, v in r.model_dump(mode="json").items() if k != "latency_ms"}
+            for r in result.turn_rows if r.harness == harness]
+
+
+def test_a_run_grades_the_image_through_its_own_brain(memo_image: str, corpus: tuple[Path, Path],
+                                                      docker_client: Any, tmp_path: Path) -> None:
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "seeded").mkdir()
+    _, plain = _run(corpus, tmp_path / "plain")
+    proc, result = _run(corpus, tmp_path / "seeded", "--image", f"claude-code={memo_image}",
+                        "--html", str(tmp_path / "html"))
+
+    # A failing and a hanging seed are seed failures of their fixture: exit 2, with the detail.
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    failures = {f.fixture_id: f.error for f in result.seed_failures}
+    assert set(failures) == {FAILS, HANGS}
+    assert "seed (/opt/memo/seed) exited 3" in failures[FAILS]
+    assert f"memo-seed: refusing {FAILS} on purpose" in failures[FAILS]  # the stderr tail
+    assert f"image {memo_image}" in failures[FAILS] and "seam claude-code" in failures[FAILS]
+    assert "timed out after 2 s and was killed" in failures[HANGS]
+    assert "SEED FAILURES (2)" in proc.stdout + proc.stderr
+
+    # Its rows: production, with the digest; graded from the brain its own seed wrote.
+    seam = next(s for s in result.meta.run.seams if s.harness == "claude-code")  # type: ignore[union-attr]
+    assert (seam.seam, seam.image, seam.brain_contract) == ("production", memo_image, 1)
+    assert seam.image_digest == docker_client.images.get(memo_image).id
+    ours = [r for r in result.turn_rows if r.harness == "claude-code"]
+    assert ours and any(r.injected_slugs for r in ours)
+    assert not {FAILS, HANGS} & {r.fixture_id for r in ours}  # not replayed on a brain it never seeded
+    assert {c.seam for c in result.cells if c.harness == "claude-code"} == {"production"}
+    assert result.meta.faults == []
+
+    # Write-back and continuity: not applicable, said so, never scored.
+    na = {(n.harness, n.suite): n for n in result.meta.not_applicable}
+    assert set(na) == {("claude-code", "write-back"), ("claude-code", "continuity")}
+    assert na[("claude-code", "write-back")].reason == "image-seeded brain: no write-back command in seed contract v1"
+    assert na[("claude-code", "write-back")].fixtures == ["wb-001-pricing-concern", "cont-001-widget-pass-writer"]
+    assert na[("claude-code", "continuity")].fixtures == ["cont-001-widget-pass-reader"]
+    assert not [c for c in result.cells if c.harness == "claude-code" and c.suite in ("write-back", "continuity")]
+    assert not [r for r in ours if r.suite == "continuity"]
+    assert "| claude-code | production | write-back | n/a |" in proc.stdout
+    assert "not applicable" in proc.stdout
+    assert '"not_applicable":[{"harness":"claude-code","suite"' in (tmp_path / "html" / "index.html").read_text()
+
+    # The other seams share our brain as before: their rows and cells do not move.
+    for harness in ("openclaw", "codex"):
+        assert _rows(result, harness) == _rows(plain, harness), harness
+        assert [c for c in result.cells if c.harness == harness] == [c for c in plain.cells if c.harness == harness]
+    assert not plain.meta.not_applicable
+    assert "not_applicable" not in json.loads((tmp_path / "plain" / "result.json").read_text())["_meta"]
+
+
+def test_doctor_passes_a_good_contract(memo_image: str) -> None:
+    proc = _bench("doctor", "--image", memo_image)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for check in ("seed contract label", "seed contract init (exec)", "seed contract seed (exec)", "happy path (exec)"):
+        assert check in proc.stdout
+    assert "FAIL" not in proc.stdout
+
+
+@pytest.mark.parametrize(("label", "expect"), [
+    ({**LABEL, "version": 2}, "field 'version': Input should be 1"),
+    ('{"version": 1, "init": ["/opt/memo/init"]}', "field 'seed': Field required"),
+])
+def test_doctor_fails_a_bad_label_in_one_line(docker_client: Any, label: dict[str, Any] | str, expect: str) -> None:
+    image = _memo_image(docker_client, "bbtest-seed-memo:bad", label)
+    proc = _bench("doctor", "--image", image)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "seed contract label" in proc.stdout and "FAIL" in proc.stdout
+    assert expect in " ".join(proc.stdout.split())  # the table may wrap the line
+
+
+def test_doctor_fails_a_seed_that_does_not_seed(docker_client: Any) -> None:
+    image = _memo_image(docker_client, "bbtest-seed-memo:noseed", {**LABEL, "seed": ["/bin/false"]})
+    proc = _bench("doctor", "--image", image)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "seed contract seed (exec)" in proc.stdout and "exited 1" in proc.stdout
+    assert "happy path" not in proc.stdout  # nothing to ask a brain that was never seeded
+
+
+def test_a_bad_label_stops_the_run_in_one_line(docker_client: Any, corpus: tuple[Path, Path],
+                                               tmp_path: Path) -> None:
+    image = _memo_image(docker_client, "bbtest-seed-memo:bad2", {**LABEL, "seed": "/opt/memo/seed"})
+    proc = _bench("run", "--fixtures", str(corpus[0]), "--gold", str(corpus[1]), "--image", f"codex={image}",
+                  "--ledger", str(tmp_path / "l.jsonl"), "--quiet", "--fixture", "kta-001-deal-recall")
+    assert proc.returncode == 2
+    assert f"image {image}: label io.brainbench.brain: field 'seed'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_failing_init_is_a_seed_failure_of_every_fixture_of_that_seam(docker_client: Any, corpus: tuple[Path, Path],
+                                                                        tmp_path: Path) -> None:
+    image = _memo_image(docker_client, "bbtest-seed-memo:noinit",
+                        {**LABEL, "init": ["/bin/sh", "-c", "echo 'memo-init: no schema today' >&2; exit 4"]})
+    proc, result = _run(corpus, tmp_path, "--image", f"codex={image}", "--fixture", "kta-001-deal-recall",
+                        "--fixture", "ms-001-two-source-alias")
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    failures = {f.fixture_id: f.error for f in result.seed_failures}
+    assert set(failures) == {"kta-001-deal-recall", "ms-001-two-source-alias"}
+    for error in failures.values():
+        assert "in seam codex" in error and "exited 4" in error and "memo-init: no schema today" in error
+    assert not [r for r in result.turn_rows if r.harness == "codex"]
+    assert {r.harness for r in result.turn_rows} == {"openclaw", "claude-code"}  # the others are graded
