@@ -1,20 +1,14 @@
 """brainbench/postgres-vector: the Postgres that image-seeded brains (gbrain) need.
 
 Built hermetically from Debian 13 packages (scripts/build-images --offline --only
-postgres-vector); the test builds it when it is missing, so it never silently passes
-on an absent image.  BB_POSTGRES_VECTOR_IMAGE names another build of it.
+postgres-vector); tests/pgvector_brain.py builds it when it is missing.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import subprocess
-import time
-import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -23,53 +17,14 @@ import pytest
 from brainbench.executors.base import HookCall, SeamLaunch
 from brainbench.executors.docker import DockerExecutor
 from brainbench.executors.docker.config import DockerConfig
-
-REPO = Path(__file__).resolve().parents[2]
-IMAGE = os.environ.get("BB_POSTGRES_VECTOR_IMAGE", "brainbench/postgres-vector:latest")
-PASSWORD = "bb-vector-test"
+from pgvector_brain import ensure_pgvector_image, pgvector_brain  # type: ignore[import-not-found]
 
 
 @pytest.fixture(scope="module")
-def pgvector_image(docker_client: Any) -> str:
-    try:
-        docker_client.images.get(IMAGE)
-    except Exception:
-        repo, _, tag = IMAGE.rpartition(":")
-        assert repo == "brainbench/postgres-vector", f"{IMAGE} is absent and only our own image can be built"
-        build = subprocess.run(["bash", str(REPO / "scripts/build-images"), "--offline", "--only", "postgres-vector",
-                                "--tag", tag], capture_output=True, text=True, timeout=1800, check=False)
-        assert build.returncode == 0, build.stderr[-3000:]
-    return IMAGE
-
-
-@pytest.fixture(scope="module")
-def brain(docker_client: Any, pgvector_image: str) -> Iterator[tuple[Any, str]]:
+def brain(docker_client: Any) -> Iterator[tuple[Any, str]]:
     """A running postgres-vector container publishing 5432 on a random loopback port."""
-    name = f"bbtest-pgvector-{uuid.uuid4().hex[:8]}"
-    # A network of its own: the engine's default bridge is not needed (nor always usable).
-    network = docker_client.networks.create(name, driver="bridge")
-    container = docker_client.containers.run(
-        pgvector_image, name=name, detach=True, network=name,
-        environment={"POSTGRES_PASSWORD": PASSWORD, "POSTGRES_USER": "brain", "POSTGRES_DB": "brains"},
-        ports={"5432/tcp": ("127.0.0.1", None)})
-    try:
-        container.reload()
-        port = container.ports["5432/tcp"][0]["HostPort"]
-        url = f"postgresql://brain:{PASSWORD}@127.0.0.1:{port}/brains"
-        deadline = time.monotonic() + 90
-        while True:  # initdb, then the restart into the listening server
-            try:
-                with psycopg.connect(url, connect_timeout=3) as conn:
-                    conn.execute("SELECT 1")
-                break
-            except psycopg.OperationalError:
-                if time.monotonic() > deadline:
-                    raise AssertionError(container.logs()[-3000:].decode(errors="replace")) from None
-                time.sleep(0.5)
-        yield container, url
-    finally:
-        container.remove(force=True, v=True)
-        network.remove()
+    with pgvector_brain(docker_client, ensure_pgvector_image(docker_client)) as running:
+        yield running
 
 
 def test_extensions_gbrain_needs_are_there(brain: tuple[Any, str]) -> None:
