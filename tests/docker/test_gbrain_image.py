@@ -46,7 +46,7 @@ pytestmark = pytest.mark.skipif(not GBRAIN_SRC, reason="GBRAIN_SRC is not set (a
 
 @pytest.fixture(scope="module")
 def gbrain_image() -> str:
-    build = subprocess.run(["bash", str(REPO / "scripts/build-gbrain"), GBRAIN_SRC, "--tag", IMAGE],
+    build = subprocess.run(["bash", str(REPO / "scripts/build-gbrain"), GBRAIN_SRC, "--tag", IMAGE, "--no-postgres"],
                            capture_output=True, text=True, timeout=1800, check=False)
     assert build.returncode == 0, build.stderr[-3000:]
     return IMAGE
