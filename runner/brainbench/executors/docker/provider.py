@@ -123,13 +123,14 @@ class DockerExecutor(Executor):
         if pg is None:
             raise DockerInfraError(
                 f"Postgres at {target.host}:{target.port} is not a container this executor can attach to "
-                "the run network; pass DockerConfig.postgres_container (compose service) or use the "
-                "embedded Unix-socket database")
+                "the run network; publish the Postgres container's port on loopback (docker run -p "
+                "127.0.0.1:PORT:5432) and pass that URL, pass DockerConfig.postgres_container (compose "
+                "service) or use the embedded Unix-socket database")
         alias = "postgres" if is_loopback(target.host or "") else (target.host or "postgres")
         api.retry(network.connect, pg, aliases=[alias])
         if self.db_host_override is None and is_loopback(target.host or ""):
             # The runner talks to a published port on loopback; containers use the alias.
-            self.db_host_override = f"{alias}:5432"
+            self.db_host_override = f"{alias}:{_container_port(pg, target.port) or 5432}"
 
     def _find_postgres(self, target: DbTarget) -> Any:
         client = self.api.client
@@ -141,8 +142,11 @@ class DockerExecutor(Executor):
             if c.name == host or c.labels.get("com.docker.compose.service") == host
         ]
         if is_loopback(host):
-            candidates = [c for c in client.containers.list(ignore_removed=True)
-                          if c.labels.get("com.docker.compose.service") == "postgres"]
+            running = client.containers.list(ignore_removed=True)
+            # The container that publishes the URL's port is the one the runner talks to (a
+            # brain the user started, e.g. brainbench/postgres-vector, docs/GBRAIN.md); else compose's.
+            candidates = ([c for c in running if _container_port(c, target.port) is not None]
+                          or [c for c in running if c.labels.get("com.docker.compose.service") == "postgres"])
         if len(candidates) > 1:
             # Inside compose our hostname is our container id: prefer our own project.
             with contextlib.suppress(Exception):
@@ -166,3 +170,14 @@ class DockerExecutor(Executor):
         if self.db_host_override and out.get(DB_ENV):
             out[DB_ENV] = rewrite_host(out[DB_ENV], self.db_host_override)
         return out
+
+
+def _container_port(container: Any, host_port: int | None) -> int | None:
+    """The TCP port inside ``container`` that it publishes on the host as ``host_port``."""
+    if host_port is None:
+        return None
+    for spec, bindings in (container.ports or {}).items():
+        port, _, proto = spec.partition("/")
+        if proto == "tcp" and any(str(b.get("HostPort")) == str(host_port) for b in bindings or []):
+            return int(port)
+    return None

@@ -1,0 +1,71 @@
+// BrainBench seed contract v1 for gbrain: read one SeedDocument (stdin) and seed the brain
+// at BRAINBENCH_DATABASE_URL with gbrain's OWN bench seeding (src/eval/brainbench/seed.ts:
+// importFromContent with embeddings off for pages, insertFact with a NULL embedding for
+// facts), in fixture order.  Only the mapping from our document to gbrain's fixture shape
+// is ours; the engine is connected the way gbrain's CLI connects it (config.json from
+// GBRAIN_HOME, written by bb-gbrain).  Exit 0 on success, 1 with one line on stderr otherwise.
+const GBRAIN = process.env.BB_GBRAIN_SRC ?? "/opt/gbrain";
+
+type Doc = {
+  schema_version: number;
+  fixture_id: string;
+  active_source: string;
+  sources: string[];
+  pages: { slug: string; source: string; content: string }[];
+  facts: { source: string; fact: string; entity_slug: string | null; provenance: string;
+           source_session?: string | null }[];
+};
+
+function fail(message: string): never {
+  process.stderr.write(`bb-gbrain seed: ${message}\n`);
+  process.exit(1);
+}
+
+const raw = await Bun.stdin.text();
+let doc: Doc;
+try {
+  doc = JSON.parse(raw);
+} catch (e) {
+  fail(`stdin is not a JSON seed document (${(e as Error).message})`);
+}
+if (doc?.schema_version !== 1) fail(`unsupported schema_version ${JSON.stringify(doc?.schema_version)}`);
+for (const key of ["sources", "pages", "facts"] as const) {
+  if (!Array.isArray(doc[key])) fail(`field ${key} must be a list`);
+}
+
+// gbrain's BrainBenchFixture, as its own fixture loader would hand it to seedBrain.
+const fixture = {
+  fixture_id: doc.fixture_id,
+  active_source: doc.active_source,
+  sources: doc.sources,
+  seed_pages: doc.pages.map((p) => ({ slug: p.slug, content: p.content, source_id: p.source })),
+  seed_facts: doc.facts.map((f) => ({
+    fact: f.fact,
+    entity_slug: f.entity_slug ?? null,
+    source: f.provenance,
+    source_session: f.source_session ?? null,
+    source_id: f.source,
+  })),
+  turns: [],
+};
+
+const { loadConfig, toEngineConfig } = await import(`${GBRAIN}/src/core/config.ts`);
+const { buildGatewayConfig } = await import(`${GBRAIN}/src/core/ai/build-gateway-config.ts`);
+const { configureGateway } = await import(`${GBRAIN}/src/core/ai/gateway.ts`);
+const { createEngine } = await import(`${GBRAIN}/src/core/engine-factory.ts`);
+const { seedBrain } = await import(`${GBRAIN}/src/eval/brainbench/seed.ts`);
+
+const config = loadConfig();
+if (!config) fail("no gbrain config (GBRAIN_HOME/.gbrain/config.json)");
+configureGateway(buildGatewayConfig(config));
+const engine = await createEngine(toEngineConfig(config));
+try {
+  await engine.connect(toEngineConfig(config));
+  const out = await seedBrain(engine, fixture);
+  process.stderr.write(`bb-gbrain seed: ${doc.fixture_id}: ${out.pages} pages, ${out.facts} facts\n`);
+} catch (e) {
+  fail((e as Error).message.split("\n")[0]);
+} finally {
+  await engine.disconnect().catch(() => {});
+}
+process.exit(0);

@@ -1,0 +1,155 @@
+"""harness_images/gbrain/bb-gbrain, our wrapper around gbrain's CLI, with a stand-in ``gbrain``.
+
+The real thing is tested against gbrain's reference turns in tests/docker/test_gbrain_image.py
+(needs GBRAIN_SRC).  Here a small shell program plays gbrain's part with the behaviours the
+wrapper must cope with (docs/GBRAIN.md): serve opens its socket late, stops when its stdin
+ends; the hook reads stdin and reports what it was given.  Everything runs as real processes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+WRAPPER = Path(__file__).resolve().parents[2] / "harness_images" / "gbrain" / "bb-gbrain"
+
+# serve: socket + secret after a delay, one line in serves.log, then stays up exactly as long as its
+# stdin does (gbrain's serve stops on stdin EOF).  hook: echoes its stdin and the env it was given.
+FAKE_GBRAIN = r"""#!/bin/sh
+set -eu
+case "$1" in
+  serve)
+    echo "$$ ${GBRAIN_SOURCE:-} ${GBRAIN_SWEEP:-} $GBRAIN_HOME" >>"$FAKE_LOG"
+    [ "${FAKE_SERVE_NEVER:-0}" = 1 ] && { echo "serve: cannot reach the brain" >&2; exec cat >/dev/null; }
+    sleep "${FAKE_SERVE_DELAY:-0.3}"
+    mkdir -p "$GBRAIN_HOME/.gbrain/run"
+    : >"$GBRAIN_HOME/.gbrain/run/secret-0123456789ab"
+    : >"$GBRAIN_HOME/.gbrain/run/resolve-0123456789ab.sock"
+    exec cat >/dev/null
+    ;;
+  hook)
+    stdin="$(cat)"
+    printf '%s\n' "$stdin" >"$GBRAIN_HOME/last-stdin"
+    printf '{"args":"%s","source":"%s","claude":"%s","home":"%s"}\n' "$*" "$GBRAIN_SOURCE" \
+      "${CLAUDE_CONFIG_DIR:-}" "$GBRAIN_HOME"
+    ;;
+  init)
+    shift
+    printf '%s\n' "$*" >"$FAKE_LOG.init"
+    ;;
+esac
+"""
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Iterator[dict[str, str]]:
+    fake = tmp_path / "gbrain"
+    fake.write_text(FAKE_GBRAIN)
+    fake.chmod(0o755)
+    env = {"PATH": os.environ["PATH"], "BB_GBRAIN_BIN": str(fake), "BB_GBRAIN_STATE": str(tmp_path / "state"),
+           "FAKE_LOG": str(tmp_path / "serves.log"), "TMPDIR": str(tmp_path),
+           "BRAINBENCH_DATABASE_URL": 'postgresql://o:p"w@db/brain_1', "BRAINBENCH_SOURCE": "teambrain",
+           "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    yield env
+    for line in _serves(env):  # leave no serve behind
+        _kill(int(line.split()[0]))
+
+
+def _serves(env: dict[str, str]) -> list[str]:
+    log = Path(env["FAKE_LOG"])
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead to us (it only waits for its parent to reap it).
+    return Path(f"/proc/{pid}/stat").read_text().split(") ")[-1][0] != "Z"
+
+
+def _hook(env: dict[str, str], stdin: bytes = b'{"prompt": "hi"}', **extra: str) -> subprocess.CompletedProcess[bytes]:
+    # Its own session and process group, killed after the call as the call server does.
+    proc = subprocess.Popen(["sh", str(WRAPPER), "hook"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**env, **extra}, start_new_session=True)
+    out, err = proc.communicate(stdin, timeout=60)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def test_hook_starts_one_serve_per_database_and_source_and_execs_the_hook(sandbox: dict[str, str]) -> None:
+    stdin = b'{"prompt": "What did Alice say?", "transcript_path": "/x/projects/s.jsonl"}'
+    with ThreadPoolExecutor(4) as pool:  # four first calls at once: one serve
+        done = list(pool.map(lambda _: _hook(sandbox, stdin), range(4)))
+    assert all(d.returncode == 0 for d in done), [d.stderr for d in done]
+    answers = [json.loads(d.stdout) for d in done]
+    assert {a["args"] for a in answers} == {"hook user-prompt"}
+    assert {a["source"] for a in answers} == {"teambrain"}
+    assert {a["claude"] for a in answers} == {sandbox["CLAUDE_CONFIG_DIR"]}  # passed through, untouched
+    home = Path(answers[0]["home"])
+    assert (home / "last-stdin").read_bytes() == stdin + b"\n"  # the hook got the caller's stdin
+    config = json.loads((home / ".gbrain" / "config.json").read_text())  # valid JSON despite the quote
+    assert config == {"engine": "postgres", "database_url": sandbox["BRAINBENCH_DATABASE_URL"],
+                      "embedding_disabled": True}
+    serves = _serves(sandbox)
+    assert len(serves) == 1, serves
+    pid, source, sweep, serve_home = serves[0].split()
+    assert (source, sweep, serve_home) == ("teambrain", "0", str(home))
+    # The callers' process groups are gone; serve, detached and with an open stdin, is not.
+    time.sleep(0.3)
+    assert _alive(int(pid))
+    assert _hook(sandbox).returncode == 0 and len(_serves(sandbox)) == 1  # later calls reuse it
+    # Another source of the same database is another serve (serve is bound to one source).
+    assert _hook(sandbox, BRAINBENCH_SOURCE="default").returncode == 0
+    assert len(_serves(sandbox)) == 2
+
+
+def test_dead_serve_is_restarted_and_old_serves_are_stopped(sandbox: dict[str, str]) -> None:
+    assert _hook(sandbox).returncode == 0
+    first = int(_serves(sandbox)[0].split()[0])
+    _kill(first)
+    time.sleep(0.2)
+    assert _hook(sandbox).returncode == 0
+    assert len(_serves(sandbox)) == 2 and _alive(int(_serves(sandbox)[1].split()[0]))
+    for n in range(2, 6):  # one database per fixture: at most 3 serves stay up
+        time.sleep(0.05)  # distinct last-use times
+        assert _hook(sandbox, BRAINBENCH_DATABASE_URL=f"postgresql://o@db/brain_{n}").returncode == 0
+    time.sleep(0.3)
+    alive = [line for line in _serves(sandbox) if _alive(int(line.split()[0]))]
+    assert len(alive) == 3, alive
+    assert not _alive(int(_serves(sandbox)[1].split()[0]))  # the least recently used went first
+
+
+def test_serve_that_never_listens_is_brain_unavailable(sandbox: dict[str, str]) -> None:
+    done = _hook(sandbox, FAKE_SERVE_NEVER="1", BB_GBRAIN_SERVE_WAIT_S="1")
+    assert done.returncode == 75 and done.stdout == b""
+    assert b"did not open its socket within 1s" in done.stderr
+
+
+def test_no_database_url_is_brain_unavailable_and_init_runs_gbrain_init(sandbox: dict[str, str]) -> None:
+    env = {k: v for k, v in sandbox.items() if k != "BRAINBENCH_DATABASE_URL"}
+    done = _hook(env)
+    assert done.returncode == 75 and b"BRAINBENCH_DATABASE_URL is not set" in done.stderr
+    init = subprocess.run(["sh", str(WRAPPER), "init"], env=sandbox, capture_output=True, timeout=30, check=False)
+    assert init.returncode == 0, init.stderr
+    assert Path(sandbox["FAKE_LOG"] + ".init").read_text().split() == [
+        "--url", sandbox["BRAINBENCH_DATABASE_URL"], "--non-interactive", "--no-embedding", "--skip-embed-check"]
