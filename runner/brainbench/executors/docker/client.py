@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from .failures import DockerUnavailable, is_transient
+from .remote import client_kwargs
 
 if TYPE_CHECKING:
     import docker
@@ -38,7 +39,8 @@ class DockerApi:
         self.host = resolve_docker_host(host)
         self.attempts = max(1, attempts)
         try:
-            self.client: docker.DockerClient = docker.DockerClient(base_url=self.host, version="auto")
+            self.client: docker.DockerClient = docker.DockerClient(base_url=self.host, version="auto",
+                                                                   **client_kwargs(self.host))
             self.client.ping()
         except Exception as exc:  # the SDK raises a zoo of types here
             raise DockerUnavailable(f"no Docker engine reachable at {self.host}: {exc}") from exc
