@@ -135,7 +135,9 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _split(shares: dict[str, float]) -> str:
-    return ", ".join(f"{k} {v:.0f} %" for k, v in shares.items() if v >= 1)
+    # results.json stores keys sorted: order by share here, not by insertion.
+    ordered = sorted(shares.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ", ".join(f"{k} {v:.0f} %" for k, v in ordered if v >= 1)
 
 
 def table(row: dict[str, Any]) -> list[str]:
