@@ -1,9 +1,11 @@
 """A second, throwaway Docker engine on a loopback TCP port: a "remote" engine for tests.
 
 It has its own data root, exec root and pidfile (as ``scripts/start-dockerd`` gives the
-first engine), no default bridge and no iptables management of its own: two daemons
-rewriting the same iptables chains would break the first one's published ports.  Its
-networks come from a private address pool; because the first engine set the FORWARD
+first engine), and no iptables management of its own: two daemons rewriting the same
+iptables chains would break the first one's published ports.  Its default bridge is a
+bridge interface of its own, created here: ``--bridge=none`` must not be used, because a
+daemon started that way deletes the host's ``docker0``, the first engine's default bridge.
+Its networks come from a private address pool; because the first engine set the FORWARD
 policy to DROP (and bridged traffic passes iptables), one ACCEPT rule for traffic inside
 that pool is added for the engine's lifetime and removed with it.
 """
@@ -50,13 +52,18 @@ def second_engine(start_timeout_s: float = 120.0) -> Iterator[tuple[str, Any]]:
     data_root = Path(tempfile.mkdtemp(prefix="bbtest-engine-", dir="/var/lib"))
     # Kept short: the managed containerd's socket lives under the exec root (108-byte limit).
     exec_root = Path(tempfile.mkdtemp(prefix="bbe-", dir="/run"))
-    pool = f"10.{200 + os.getpid() % 50}.0.0/16"
+    octet = 200 + os.getpid() % 50
+    pool, networks = f"10.{octet}.0.0/16", f"10.{octet}.0.0/17"
+    bridge = f"bbe{os.getpid() % 100000}"
+    subprocess.run(["ip", "link", "add", "name", bridge, "type", "bridge"], check=True)
+    subprocess.run(["ip", "addr", "add", f"10.{octet}.200.1/24", "dev", bridge], check=True)
+    subprocess.run(["ip", "link", "set", bridge, "up"], check=True)
     log = (data_root / "dockerd.log").open("wb")
     proc = subprocess.Popen(
         ["dockerd", "--storage-driver=overlay2", "--data-root", str(data_root / "data"),
          "--exec-root", str(exec_root / "x"), "--pidfile", str(exec_root / "dockerd.pid"), "-H", host,
-         "--iptables=false", "--ip-masq=false", "--bridge=none",
-         "--default-address-pool", f"base={pool},size=24"],
+         "--iptables=false", "--ip-masq=false", "--bridge", bridge,
+         "--default-address-pool", f"base={networks},size=24"],
         stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
     rule_added = False
     client = None
@@ -88,6 +95,7 @@ def second_engine(start_timeout_s: float = 120.0) -> Iterator[tuple[str, Any]]:
         log.close()
         if rule_added:
             subprocess.run(["iptables", "-D", *_forward_rule(pool)], check=False)
+        subprocess.run(["ip", "link", "delete", bridge, "type", "bridge"], check=False, capture_output=True)
         _unmount_under(data_root)
         _unmount_under(exec_root)
         shutil.rmtree(data_root, ignore_errors=True)

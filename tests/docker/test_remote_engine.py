@@ -75,7 +75,11 @@ def test_gate_run_through_a_remote_engine_equals_the_local_run_without_bind_moun
     if missing:
         pytest.skip(f"images not built ({', '.join(missing)}): run scripts/build-images --offline")
     local = _run(tmp_path / "local.json", None)
+    docker0 = Path("/sys/class/net/docker0")
+    had_docker0 = docker0.exists()
     with second_engine() as (host, client):
+        # The first engine's default bridge survives a second daemon (--bridge=none would delete it).
+        assert docker0.exists() == had_docker0
         copy_images(os.environ.get("DOCKER_HOST"), client, IMAGES)
         watcher = Watcher(client)
         watcher.start()
