@@ -18,6 +18,7 @@ RESULTS = REPO / "benchmarks" / "results.json"
 README = REPO / "README.md"
 CONTAINERS = REPO / "docs" / "CONTAINERS.md"
 REPORT = REPO / "docs" / "REPORT.md"
+SCALING = REPO / "docs" / "SCALING.md"
 FORMAT = 1
 
 # Each full gate run row: results key, what it is, the command that measures it alone.
@@ -37,7 +38,8 @@ COLD_ROWS: tuple[tuple[str, str], ...] = (
     ("in-process", "contract adapter cold start, in-process (`BRAINBENCH_HOOK_SERVE=0`)"),
 )
 SEAM_ORDER = ("openclaw", "claude-code", "codex")
-BLOCKS = {README: ("readme-benchmarks",), CONTAINERS: ("containers-numbers",), REPORT: ("report-trace-overhead",)}
+BLOCKS = {README: ("readme-benchmarks",), CONTAINERS: ("containers-numbers",), REPORT: ("report-trace-overhead",),
+          SCALING: ("scaling-numbers",)}
 
 
 def _begin(name: str) -> str:
@@ -130,8 +132,19 @@ def render_report(doc: dict[str, Any]) -> str:
     return "\n".join([*trace_overhead.table(row), "", f"Measured {_when(row)}."])
 
 
+def render_scaling(doc: dict[str, Any]) -> str:
+    import scale_run  # a sibling script; it imports brainbench only to measure
+
+    row = doc["rows"].get("scaling")
+    if row is None:
+        return "Not measured yet: run `.venv/bin/python benchmarks/update_docs.py --only scaling`."
+    loads = ", ".join(f"{r['load_1m_before']:.1f}" for r in row["runs"])
+    return "\n".join([*scale_run.table(row), "", scale_run.verdict(row), "",
+                      f"Measured {_when(row)} (1-minute load before each run: {loads})."])
+
+
 RENDERERS = {"readme-benchmarks": render_readme, "containers-numbers": render_containers,
-             "report-trace-overhead": render_report}
+             "report-trace-overhead": render_report, "scaling-numbers": render_scaling}
 
 
 def _pattern(name: str) -> re.Pattern[str]:

@@ -1,4 +1,4 @@
-"""Re-run the benchmarks and rewrite the numbers tables in README.md, docs/CONTAINERS.md and docs/REPORT.md.
+"""Re-run the benchmarks and rewrite the numbers tables in README.md and docs/{CONTAINERS,REPORT,SCALING}.md.
 
     .venv/bin/python benchmarks/update_docs.py                 # everything (≈ 5 min on a quiet 2-core machine)
     .venv/bin/python benchmarks/update_docs.py --render-only   # re-render the tables from benchmarks/results.json
@@ -28,7 +28,7 @@ import doc_tables  # a sibling script, not a package
 
 GATE_KEYS = {("local", "stream"): "gate/local/stream", ("local", "exec"): "gate/local/exec",
              ("docker", "stream"): "gate/docker/stream", ("docker", "exec"): "gate/docker/exec"}
-PARTS = ("gate", "scale", "cold", "stream", "trace")
+PARTS = ("gate", "scale", "cold", "stream", "trace", "scaling")
 
 
 def _stamp() -> dict[str, Any]:
@@ -120,6 +120,15 @@ def measure_trace(rows: dict[str, Any]) -> None:
     rows["trace-overhead"] = {**trace_overhead.measure(3), **stamp}
 
 
+def measure_scaling(rows: dict[str, Any], scale: int = 10) -> None:
+    import scale_run
+
+    print(f"scaling: brainbench run on 1×, 3× and {scale}× generated corpora …", flush=True)
+    stamp = _stamp()
+    rows["scaling"] = {**scale_run.summary([scale_run.measure(k, []) for k in (1, 3, scale)]), **stamp}
+    print(f"  {scale_run.verdict(rows['scaling'])}")
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--render-only", action="store_true", help="only re-render the tables from results.json")
@@ -150,6 +159,8 @@ def main(argv: list[str]) -> int:
                 measure_stream(rows)
             if "trace" in parts:
                 measure_trace(rows)
+            if "scaling" in parts:
+                measure_scaling(rows)
         except RuntimeError as exc:
             print(f"update_docs: {exc}", file=sys.stderr)
             return 2

@@ -29,6 +29,7 @@ def _load(name: str) -> ModuleType:
 doc_tables = _load("doc_tables")
 gate_run = _load("gate_run")
 trace_overhead = _load("trace_overhead")
+scale_run = _load("scale_run")
 
 
 def test_committed_tables_are_what_the_scripts_render() -> None:
@@ -40,7 +41,7 @@ def test_committed_tables_are_what_the_scripts_render() -> None:
 def test_recorded_rows_hold_what_the_scripts_measure() -> None:
     rows = doc_tables.load()["rows"]
     gate_keys = [key for key, _, _ in doc_tables.GATE_ROWS]
-    assert set(rows) <= {*gate_keys, "cold", "stream-overhead", "trace-overhead"}, sorted(rows)
+    assert set(rows) <= {*gate_keys, "cold", "stream-overhead", "trace-overhead", "scaling"}, sorted(rows)
     for key in gate_keys:
         row = rows.get(key)
         if row is None:
@@ -55,6 +56,9 @@ def test_recorded_rows_hold_what_the_scripts_measure() -> None:
             assert set(rows["cold"][config]) == {"p50_ms", "p95_ms", "calls", "imports_ms", "seam_p50_ms"}
     if "trace-overhead" in rows:
         trace_overhead.table(rows["trace-overhead"])  # renders with the current script's format
+    if "scaling" in rows:
+        scale_run.table(rows["scaling"])
+        scale_run.verdict(rows["scaling"])
 
 
 def test_a_hand_edit_is_caught_and_rewrite_restores_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,8 +12,9 @@ or over the cap), and writes one response line.  Calls run concurrently, one thr
 
 Framing is the stream codec's: one JSON object per line, answers matched by ``id``.
 Request: ``{"id", "env", "stdin", "timeout_s", "cap"}`` (``stdin`` as text, undecodable
-bytes as surrogate escapes); the first request ``{"id": 0, "hello": true}`` is the
-handshake.  Response: ``{"id", "exit_code", "stdout", "stderr", "timed_out",
+bytes as surrogate escapes), on a remote engine also ``{"files": {path: text}, "dirs": [...]}``
+written before the hook starts (``"write_only": true`` writes and runs nothing); the first
+request ``{"id": 0, "hello": true}`` is the handshake.  Response: ``{"id", "exit_code", "stdout", "stderr", "timed_out",
 "oversize", "run_ms"}``.
 
 Deliberately stdlib-only and free of BrainBench imports: this file's source is what runs
@@ -70,8 +71,24 @@ def _feed(stream, data):
         pass  # the hook exited without reading all of stdin; its output still counts
 
 
+def write_files(request):
+    # A remote engine cannot see the runner's files: the call carries what its hook will
+    # read (transcripts) and the server puts it at the same absolute path, on the tmpfs the
+    # container has there, replacing the previous turn's copy atomically.
+    for directory in request.get("dirs") or ():
+        os.makedirs(str(directory), mode=0o700, exist_ok=True)
+    for path, text in (request.get("files") or {}).items():
+        path = str(path)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        temp = path + ".bb-tmp"
+        with open(temp, "wb") as handle:
+            handle.write(str(text).encode("utf-8", "surrogateescape"))
+        os.replace(temp, path)
+
+
 def run_call(argv, request):
     started = time.monotonic()
+    write_files(request)
     env = dict(os.environ)
     env.update({str(k): str(v) for k, v in (request.get("env") or {}).items()})
     cap = int(request.get("cap") or 1024 * 1024)
@@ -131,7 +148,11 @@ def run_call(argv, request):
 
 def _serve_one(argv, request):
     try:
-        answer = run_call(argv, request)
+        if request.get("write_only"):
+            write_files(request)
+            answer = {"written": True}
+        else:
+            answer = run_call(argv, request)
     except Exception as exc:  # the server must answer every request it accepted
         answer = {"exit_code": None, "stdout": "", "stderr": "", "timed_out": False, "oversize": None,
                   "run_ms": 0.0, "error": f"call server: {type(exc).__name__}: {exc}"}

@@ -37,6 +37,16 @@ def provider_for(config: RunConfig, harness: str) -> str:
     return "docker" if config.executor == "docker" or (override and override.image) else "local"
 
 
+def remote_docker(config: RunConfig) -> bool:
+    """Some seam runs on a Docker engine that cannot see this machine's files (tcp://, ssh://)."""
+    if not any(provider_for(config, h) == "docker" for h in config.harnesses):
+        return False
+    from brainbench.executors.docker.client import resolve_docker_host
+    from brainbench.executors.docker.remote import is_remote
+
+    return is_remote(resolve_docker_host())
+
+
 def make_executor(kind: str, pool_size: int) -> Executor:
     if kind == "docker":
         from brainbench.executors.docker import DockerExecutor  # lazy: the SDK is an optional extra

@@ -44,7 +44,7 @@ from brainbench.models.result import RunResult, SeamInfo, SeedFailure, TraceInfo
 from brainbench.models.shard import ShardInfo, ShardSpec
 from brainbench.models.trace import CONTEXT_CAP, TurnTrace
 from brainbench.orchestrator.image_seed import SeededSeam, prepare_seeded_seams, seeded_brains
-from brainbench.orchestrator.launch import ActiveSeam, Providers, start_seams
+from brainbench.orchestrator.launch import ActiveSeam, Providers, remote_docker, start_seams
 from brainbench.orchestrator.outcome import FixtureOutcome, build_result, key_records, resumed_outcomes, utc_iso
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
 from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
@@ -374,6 +374,13 @@ def _open_budgeted(config: RunConfig, runner: Runner, notify: Progress) -> Postg
         return server
     runner.concurrency = choose_concurrency(config.jobs, modes)
     notify(describe_choice(runner.concurrency))
+    if remote_docker(config):
+        # A remote engine cannot reach the embedded server's socket: the brain runs there.
+        from brainbench.executors.docker.remote_brain import RemoteBrain, describe
+
+        brain = RemoteBrain(runner.run_id, max_connections=runner.concurrency.server_max_connections)
+        notify(describe(brain))
+        return brain
     return open_server(None, max_connections=runner.concurrency.server_max_connections)
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from brainbench.jsjson import stringify
@@ -29,6 +31,34 @@ def atomic_write(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def atomic_write_lines(path: Path, lines: Iterable[str]) -> str:
+    """``atomic_write`` of the concatenated ``lines``, one at a time; returns the text's sha256.
+
+    A large run's trace is tens of MB as one string (and again as bytes to hash): written
+    line by line, the runner's peak memory does not grow with it.
+    """
+    digest = hashlib.sha256()
+
+    def hashed() -> Iterator[str]:
+        for line in lines:
+            digest.update(line.encode())
+            yield line
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        os.fchmod(fd, RESULT_MODE)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.writelines(hashed())
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return digest.hexdigest()
 
 
 def result_pretty(result: RunResult) -> str:

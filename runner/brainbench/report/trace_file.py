@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from brainbench.models.result import RunResult, TraceInfo
 from brainbench.models.trace import CONTEXT_CAP, TurnTrace
-from brainbench.report.files import atomic_write
+from brainbench.report.files import atomic_write_lines
 
 
 class TraceFileError(ValueError):
@@ -27,11 +27,10 @@ def trace_path_for(out: Path) -> Path:
 def write_trace(out: Path, result: RunResult) -> Path:
     """Write the trace beside ``out`` and point ``result._meta.trace`` at it (call before writing ``out``)."""
     path = trace_path_for(out)
-    text = "".join(t.model_dump_json() + "\n" for t in result.trace)
-    atomic_write(path, text)
+    sha256 = atomic_write_lines(path, (t.model_dump_json() + "\n" for t in result.trace))
     previous = result.meta.trace
     result.meta.trace = TraceInfo(
-        path=path.name, sha256=hashlib.sha256(text.encode()).hexdigest(), rows=len(result.trace),
+        path=path.name, sha256=sha256, rows=len(result.trace),
         context_cap=CONTEXT_CAP, work_root=previous.work_root if previous else None,
     )
     return path

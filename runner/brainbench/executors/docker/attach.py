@@ -17,6 +17,7 @@ from urllib.parse import urlparse
 
 from ..limits import CappedBuffer
 from .failures import DockerInfraError
+from .remote import ssh_socket, tls_wrap
 
 STDOUT, STDERR = 1, 2
 
@@ -132,10 +133,13 @@ def _connect(docker_host: str, timeout: float) -> socket.socket:
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             sock.settimeout(timeout)
             sock.connect(url.path)
-        elif url.scheme in ("tcp", "http"):
-            sock = socket.create_connection((url.hostname or "localhost", url.port or 2375), timeout=timeout)
+        elif url.scheme in ("tcp", "http", "https"):
+            host = url.hostname or "localhost"
+            sock = tls_wrap(socket.create_connection((host, url.port or 2375), timeout=timeout), host)
+        elif url.scheme == "ssh":
+            sock = ssh_socket(docker_host, timeout)
         else:
-            raise DockerInfraError(f"attach over {url.scheme}:// is not supported (use unix:// or tcp://)")
+            raise DockerInfraError(f"attach over {url.scheme}:// is not supported (use unix://, tcp:// or ssh://)")
     except OSError as exc:
         raise DockerInfraError(f"cannot connect to docker at {docker_host}: {exc}") from exc
     return sock

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from ..base import HookCall, HookOutcome
 from ..limits import MAX_OUTPUT_BYTES, LineSplitter, OutputLimitExceeded, decode_stream_text, oversize_outcome
 from .attach import STDOUT, HijackedExec
+from .remote_files import CallFiles
 
 if TYPE_CHECKING:
     from .container import SeamContainer
@@ -136,11 +137,20 @@ class CallServer:
                 self._waiting.pop(rid, None)
 
     # -- calls -------------------------------------------------------------------------------
-    def call(self, call: HookCall) -> HookOutcome:
+    def write_files(self, files: CallFiles) -> None:
+        """Copy a call's files in ahead of it (stream mode on a remote engine)."""
+        raw = self._request({"write_only": True, **files.as_request()}, self.seam.executor.config.exec_grace_s)
+        doc = json.loads(raw) if raw is not None else {}
+        if not doc.get("written"):
+            raise CallServerError(f"call server of {self.seam.seam} could not write the call's files: "
+                                  f"{doc.get('error') or 'no answer'}")
+
+    def call(self, call: HookCall, files: CallFiles | None = None) -> HookOutcome:
         seam = self.seam
         started = time.perf_counter()
         request = {"env": seam.executor.container_env(call.env), "timeout_s": max(call.timeout_s, 0.001),
-                   "cap": MAX_OUTPUT_BYTES, "stdin": call.payload.decode("utf-8", "surrogateescape")}
+                   "cap": MAX_OUTPUT_BYTES, "stdin": call.payload.decode("utf-8", "surrogateescape"),
+                   **(files.as_request() if files else {})}
         raw = self._request(request, call.timeout_s + seam.executor.config.exec_grace_s)
         elapsed = (time.perf_counter() - started) * 1000
         if raw is None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from brainbench.models.owner import Owner, OwnerState
 from brainbench.ownership import current_owner, owner_state
 
-from .config import LABEL_CREATED, LABEL_MANAGED, LABEL_OWNER, LABEL_RUN_ID
+from .config import LABEL_CREATED, LABEL_MANAGED, LABEL_OWNER, LABEL_ROLE, LABEL_RUN_ID
 
 if TYPE_CHECKING:
     from .client import DockerApi
@@ -55,17 +55,20 @@ def label_owner_state(labels: dict[str, str]) -> OwnerState:
 
 
 def remove_labelled(api: DockerApi, *, run_id: str | None = None, dead_only: bool = False,
-                    keep_run_id: str | None = None) -> CleanupReport:
+                    keep_run_id: str | None = None, keep_role: str | None = None) -> CleanupReport:
     """Remove managed containers first (they hold network endpoints), then networks.
 
     ``dead_only``: only objects whose owner is provably dead; the others are listed in
-    ``report.kept``.
+    ``report.kept``.  ``keep_role``: leave objects with that ``brainbench.role`` alone (the
+    executor's close leaves the run's remote brain to the brain's own close).
     """
     report = CleanupReport()
     filters = {"label": [f"{LABEL_MANAGED}=1"] + ([f"{LABEL_RUN_ID}={run_id}"] if run_id else [])}
 
     def selected(labels: dict[str, str], what: str) -> bool:
         if keep_run_id and labels.get(LABEL_RUN_ID) == keep_run_id:
+            return False
+        if keep_role and labels.get(LABEL_ROLE) == keep_role:
             return False
         if not dead_only:
             return True

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from .failures import DockerUnavailable, is_transient
+from .remote import client_kwargs
 
 if TYPE_CHECKING:
     import docker
@@ -33,12 +34,11 @@ class DockerApi:
     """A connected SDK client plus the endpoint needed for raw attach streams."""
 
     def __init__(self, host: str | None = None, *, attempts: int = 4) -> None:
-        import docker  # lazy: the CLI must start fast without the SDK imported
-
+        # The SDK is imported lazily (in _connect): the CLI must start fast without it.
         self.host = resolve_docker_host(host)
         self.attempts = max(1, attempts)
         try:
-            self.client: docker.DockerClient = docker.DockerClient(base_url=self.host, version="auto")
+            self.client: docker.DockerClient = _connect(self.host)
             self.client.ping()
         except Exception as exc:  # the SDK raises a zoo of types here
             raise DockerUnavailable(f"no Docker engine reachable at {self.host}: {exc}") from exc
@@ -65,6 +65,25 @@ class DockerApi:
             self.client.close()
         except Exception:  # closing a dead connection is not worth failing over
             pass
+
+
+def _connect(host: str) -> docker.DockerClient:
+    import docker
+
+    extra = client_kwargs(host)
+    if "tls" not in extra:
+        return docker.DockerClient(base_url=host, version="auto", **extra)
+    # requests lets REQUESTS_CA_BUNDLE/CURL_CA_BUNDLE override the client's own CA per request,
+    # which breaks a private engine CA: read the API version, then talk with trust_env off.
+    probe = docker.DockerClient(base_url=host, version="1.24", **extra)
+    probe.api.trust_env = False
+    try:
+        version = str(probe.api.version(api_version=False)["ApiVersion"])
+    finally:
+        probe.close()
+    client = docker.DockerClient(base_url=host, version=version, **extra)
+    client.api.trust_env = False
+    return client
 
 
 def try_connect(host: str | None = None) -> DockerApi | None:

@@ -13,6 +13,11 @@ LABEL_SEAM = "brainbench.seam"
 # The owning process instance (models.owner.Owner as JSON): what sweeps judge liveness by.
 LABEL_OWNER = "brainbench.owner"
 LABEL_CREATED = "brainbench.created"
+# On the Postgres container a run started on a remote engine ("brain") and its network:
+# the executor attaches it to the run network, and the brain's own close (not the
+# executor's) removes it.
+LABEL_ROLE = "brainbench.role"
+ROLE_BRAIN = "brain"
 # Image label: the invocation modes a hook image speaks, a comma list such as
 # "exec,stream"; absent means exec only (the standard hook contract).
 LABEL_MODES = "io.brainbench.modes"
@@ -49,6 +54,9 @@ class DockerConfig(_Strict):
 
     # None: DOCKER_HOST from the environment, else the default local socket.
     docker_host: str | None = None
+    # The engine does not share this machine's filesystem: nothing is bind-mounted, files
+    # are copied in with each call.  None: BRAINBENCH_DOCKER_REMOTE, else tcp/ssh = remote.
+    remote: bool | None = None
     hardening: HardeningConfig = Field(default_factory=HardeningConfig)
     # The runner's Postgres URL (decides socket bind-mount vs run network).  When None,
     # RunContext.database_url (else BRAINBENCH_DATABASE_URL in the first SeamLaunch.env).

@@ -31,7 +31,8 @@ from .failures import (
 )
 from .hardening import create_kwargs, resolve_user, user_spec
 from .image import ImageFacts, inspect_image, read_accounts
-from .mounts import seam_mounts
+from .mounts import remote_tmpfs, seam_mounts
+from .remote_files import CallFiles, files_for
 from .users import Accounts, UserSpecError, needs_accounts
 
 if TYPE_CHECKING:
@@ -130,9 +131,15 @@ class SeamContainer:
     def _create_and_start(self) -> Any:
         ex = self.executor
         target = ex.db_target
-        mounts, groups = seam_mounts(list(self.launch.shared_paths), target.socket_dir if target else None,
-                                     self.user)
         kwargs = create_kwargs(ex.config.hardening, self.facts.user if self.facts else None, self.accounts)
+        if ex.remote:
+            # Nothing of this machine can be mounted: the work subtree is a tmpfs owned by the
+            # hook user, filled call by call (remote_files); the brain is reached over the network.
+            mounts, groups = [], []
+            kwargs["tmpfs"] = {**kwargs["tmpfs"], **remote_tmpfs(self.launch.shared_paths, self.user)}
+        else:
+            mounts, groups = seam_mounts(list(self.launch.shared_paths), target.socket_dir if target else None,
+                                         self.user)
         if groups:
             kwargs["group_add"] = groups
         if ex.network_name:
@@ -156,6 +163,12 @@ class SeamContainer:
                 container.remove(force=True)
             raise
         return container
+
+    def call_files(self, payload: bytes) -> CallFiles:
+        """On a remote engine, the files this call's hook will read (nothing on a local one)."""
+        if not self.executor.remote:
+            return CallFiles()
+        return files_for(payload, self.launch.shared_paths)
 
     def ensure_running(self) -> None:
         """Bring a dead container back before a call (the hook has not run yet)."""

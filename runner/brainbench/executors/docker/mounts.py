@@ -1,5 +1,7 @@
 """What a seam container may see of the host: its own work subtree and the brain's socket.
 
+(On a remote engine nothing is mounted: ``remote_tmpfs`` stands in for the subtree.)
+
 The seam's subtree (``workroot/<harness>``: its transcripts, rollouts and cwd) is
 bind-mounted read-only at the same absolute path, since harness messages carry
 absolute paths.  Nothing else of the run is mounted: not the other seams' subtrees,
@@ -81,3 +83,14 @@ def seam_mounts(shared_paths: list[str], socket_dir: str | None, user: str) -> t
         grant_socket_access(socket_dir)
         mounts.append(Mount(target=socket_dir, source=socket_dir, type="bind", read_only=True))
     return mounts, sorted(set(groups))
+
+
+def remote_tmpfs(shared_paths: tuple[str, ...] | list[str], user: str) -> dict[str, str]:
+    """tmpfs mounts standing in for the work subtree on a remote engine (same absolute paths).
+
+    Owned by the hook's uid:gid and closed to others: the in-container call server (which
+    runs as the hook user) writes the transcripts there.
+    """
+    uid, _, gid = user.partition(":")
+    gid = gid or uid
+    return {path: f"rw,nosuid,nodev,size=64m,uid={uid},gid={gid},mode=0700" for path in dict.fromkeys(shared_paths)}

@@ -20,10 +20,11 @@ import anyio
 
 from ..base import Executor, RunContext, SeamLaunch, SeamProcess
 from .cleanup import owner_labels, remove_labelled, sweep_dead_runs
-from .client import DockerApi
-from .config import DockerConfig
+from .client import DockerApi, resolve_docker_host
+from .config import LABEL_ROLE, LABEL_RUN_ID, ROLE_BRAIN, DockerConfig
 from .database import DbTarget, is_loopback, parse_target, rewrite_host
 from .failures import DockerInfraError
+from .remote import is_remote
 from .seam import DockerSeamProcess
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,11 @@ class DockerExecutor(Executor):
         if self._api is None:
             self._api = DockerApi(self.config.docker_host, attempts=self.config.infra_attempts)
         return self._api
+
+    @property
+    def remote(self) -> bool:
+        """The engine cannot see this machine's files (``remote.is_remote``)."""
+        return is_remote(resolve_docker_host(self.config.docker_host), self.config.remote)
 
     # -- lifecycle ---------------------------------------------------------------------------
     async def prepare(self, context: RunContext) -> None:
@@ -108,29 +114,49 @@ class DockerExecutor(Executor):
             sweep_dead_runs(api, current_run_id=self.run_id)
         if url:
             target = parse_target(url)
+            if target.is_socket and self.remote:
+                raise DockerInfraError(
+                    f"the Docker engine at {api.host} is remote: its containers cannot reach this machine's "
+                    f"Unix socket {target.socket_dir}; run without --database-url (the brain then runs on that "
+                    "engine) or give a --database-url its containers can reach")
             if not target.is_socket:
                 self._prepare_network(target)
             self.db_target = target
 
     def _prepare_network(self, target: DbTarget) -> None:
-        """Internal (no egress) run network; Postgres is attached to it under an alias."""
+        """Internal (no egress) run network; Postgres is attached to it under an alias.
+
+        On a remote engine the Postgres is the run's own brain container there; failing
+        that, a server the engine reaches by itself (managed Postgres, another host), for
+        which the run network needs egress and the URL goes to the hooks unchanged.
+        """
         api = self.api
-        name = f"{self.run_id}-db"
-        network = api.retry(api.client.networks.create, name, driver="bridge", internal=True,
-                            labels=owner_labels(self.run_id), check_duplicate=True)
-        self.network_name = network.name
-        pg = self._find_postgres(target)
-        if pg is None:
+        brain = self._find_remote_brain(target) if self.remote else None
+        pg = brain or self._find_postgres(target)
+        if pg is None and not self.remote:
             raise DockerInfraError(
                 f"Postgres at {target.host}:{target.port} is not a container this executor can attach to "
                 "the run network; publish the Postgres container's port on loopback (docker run -p "
                 "127.0.0.1:PORT:5432) and pass that URL, pass DockerConfig.postgres_container (compose "
                 "service) or use the embedded Unix-socket database")
-        alias = "postgres" if is_loopback(target.host or "") else (target.host or "postgres")
+        network = api.retry(api.client.networks.create, f"{self.run_id}-db", driver="bridge", internal=pg is not None,
+                            labels=owner_labels(self.run_id), check_duplicate=True)
+        self.network_name = network.name
+        if pg is None:
+            return
+        alias = "postgres" if brain is not None or is_loopback(target.host or "") else (target.host or "postgres")
         api.retry(network.connect, pg, aliases=[alias])
-        if self.db_host_override is None and is_loopback(target.host or ""):
-            # The runner talks to a published port on loopback; containers use the alias.
-            self.db_host_override = f"{alias}:{_container_port(pg, target.port) or 5432}"
+        if self.db_host_override is None and (brain is not None or is_loopback(target.host or "")):
+            # The runner talks to a published port (loopback, or the remote engine's host);
+            # containers use the alias and the container's own port.
+            port = 5432 if brain is not None else (_container_port(pg, target.port) or 5432)
+            self.db_host_override = f"{alias}:{port}"
+
+    def _find_remote_brain(self, target: DbTarget) -> Any:
+        """The run's own Postgres on this engine (``remote_brain``): one per run, by label."""
+        found = self.api.client.containers.list(filters={"label": [
+            f"{LABEL_ROLE}={ROLE_BRAIN}", f"{LABEL_RUN_ID}={self.run_id}"]})
+        return found[0] if found else None
 
     def _find_postgres(self, target: DbTarget) -> Any:
         client = self.api.client
@@ -160,7 +186,7 @@ class DockerExecutor(Executor):
         if self._api is None:
             return
         with contextlib.suppress(Exception):
-            report = remove_labelled(self._api, run_id=self.run_id)
+            report = remove_labelled(self._api, run_id=self.run_id, keep_role=ROLE_BRAIN)
             if report.errors:
                 log.warning("docker: cleanup errors: %s", report.errors)
 

@@ -15,6 +15,7 @@ from .call_client import CallServer, CallServerError
 from .container import SeamContainer
 from .exec_call import exec_call
 from .failures import describe
+from .remote_files import CallFiles, write_by_exec
 from .stream_pool import StreamPool, StreamSession
 
 if TYPE_CHECKING:
@@ -77,6 +78,10 @@ class DockerSeamProcess(SeamProcess):
         if self.box.mode == "stream":
             self.pool = StreamPool(self.box, self.executor.pool_size)
             await self.pool.warm(handshake_s)
+            if self.executor.remote and self.executor.config.call_server:
+                # The stream protocol carries no files: on a remote engine the call server
+                # copies each call's transcript in ahead of the request.
+                await anyio.to_thread.run_sync(self._start_server, handshake_s, abandon_on_cancel=True)
         elif self.executor.config.call_server:
             await anyio.to_thread.run_sync(self._start_server, handshake_s, abandon_on_cancel=True)
 
@@ -110,21 +115,49 @@ class DockerSeamProcess(SeamProcess):
         return outcome
 
     async def _call(self, call: HookCall) -> HookOutcome:
+        files = self.box.call_files(call.payload)
         if self.pool is not None:
             obj = _json_object(call.payload)
             if obj is not None:
+                if files:
+                    failed = await anyio.to_thread.run_sync(self._put_files, files, abandon_on_cancel=True)
+                    if failed is not None:
+                        return failed
                 return await self.pool.call(call, obj)
             # Not a JSON object (empty stdin, arrays, garbage): the line protocol cannot
             # carry it verbatim, so that call goes through exec with the exact bytes.
         server = self.server
         if server is not None:
-            return await anyio.to_thread.run_sync(self._server_call, server, call, abandon_on_cancel=True)
+            return await anyio.to_thread.run_sync(self._server_call, server, call, files, abandon_on_cancel=True)
+        if files:
+            failed = await anyio.to_thread.run_sync(self._put_files, files, abandon_on_cancel=True)
+            if failed is not None:
+                return failed
         return await anyio.to_thread.run_sync(exec_call, self.box, call, abandon_on_cancel=True)
 
-    def _server_call(self, server: CallServer, call: HookCall) -> HookOutcome:
+    def _put_files(self, files: CallFiles) -> HookOutcome | None:
+        """Copy a call's files in before its hook starts; an infra outcome if that failed."""
         started = time.perf_counter()
         try:
-            return server.call(call)
+            if self.server is not None:
+                self.server.write_files(files)
+            else:
+                write_by_exec(self.box, files)
+        except Exception as exc:
+            server = self.server
+            if server is not None:
+                # Same rule as a failed call: a fresh server (or exec writes) for the retry.
+                self.server = None
+                server.close()
+                self._start_server(self.executor.config.stream_handshake_s)
+            return HookOutcome(None, b"", b"", False, (time.perf_counter() - started) * 1000,
+                               infra_error=describe(exc))
+        return None
+
+    def _server_call(self, server: CallServer, call: HookCall, files: CallFiles | None = None) -> HookOutcome:
+        started = time.perf_counter()
+        try:
+            return server.call(call, files)
         except (CallServerError, OSError, ValueError, KeyError, TypeError) as exc:
             # An infrastructure fault, never the hook's grade; bring a fresh server up for
             # the next call (or fall back to docker exec if it will not start).
