@@ -66,7 +66,9 @@ class Conversation:
         # cannot go (docs/FIDELITY.md).  Prior context only feeds substring
         # suppression (slugs, whole titles): only a title holding U+FFFD could tell.
         payload = stringify(without_lone_surrogates(message)).encode()
-        call = HookCall(payload, self.env, self.timeout_s)
+        # The hook starts in the session's cwd, the one its payload names, as under a harness.
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        call = HookCall(payload, self.env, self.timeout_s, cwd=str(self.workdir))
         # Infrastructure faults (seam could not start, brain unreachable) are
         # retried; anything the seam decided is graded as it came, never retried.
         retrying = AsyncRetrying(

@@ -37,13 +37,13 @@ from brainbench.brain.server import (
     open_server,
 )
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
-from brainbench.executors.base import ExecutorError, RunContext
+from brainbench.executors.base import ExecutorError
 from brainbench.models.budget import Concurrency
 from brainbench.models.config import RunConfig
 from brainbench.models.result import RunResult, SeamInfo, SeedFailure, TraceInfo
 from brainbench.models.shard import ShardInfo, ShardSpec
 from brainbench.models.trace import CONTEXT_CAP, TurnTrace
-from brainbench.orchestrator.launch import ActiveSeam, Providers, start_seams
+from brainbench.orchestrator.launch import ActiveSeam, Providers, run_context, start_seams
 from brainbench.orchestrator.outcome import FixtureOutcome, build_result, key_records, resumed_outcomes, utc_iso
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
 from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
@@ -221,8 +221,8 @@ class Runner:
         self.work_root = workroot
         # Warm stream processes per seam: bounded by cores, not jobs (brain/budget.py counts them).
         # The URL only tells providers where the server is (socket or host); hooks never get it.
-        providers = Providers(self.config, RunContext(run_id=self.run_id, database_url=server.database_url("postgres"),
-                                                      work_root=workroot, pool_size=warm_workers(self.jobs)))
+        providers = Providers(self.config, run_context(self.config, self.run_id, server.database_url("postgres"),
+                                                       workroot, warm_workers(self.jobs)))
         self.llm_extractor: Any = None
         if self.config.llm:
             from brainbench.writeback import extractors

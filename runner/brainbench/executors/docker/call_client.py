@@ -140,8 +140,9 @@ class CallServer:
         seam = self.seam
         started = time.perf_counter()
         request = {"env": seam.executor.container_env(call.env), "timeout_s": max(call.timeout_s, 0.001),
-                   "cap": MAX_OUTPUT_BYTES, "stdin": call.payload.decode("utf-8", "surrogateescape")}
-        raw = self._request(request, call.timeout_s + seam.executor.config.exec_grace_s)
+                   "cap": MAX_OUTPUT_BYTES, "stdin": call.payload.decode("utf-8", "surrogateescape"),
+                   "cwd": call.cwd}
+        raw = self._request(request, call.timeout_s + seam.executor.limits.call_grace_s)
         elapsed = (time.perf_counter() - started) * 1000
         if raw is None:
             # Dead or wedged server: what ran is unknown, so nothing is graded as the hook's.
@@ -149,6 +150,8 @@ class CallServer:
         doc = json.loads(raw)
         if doc.get("error"):
             raise CallServerError(str(doc["error"]))
+        if doc.get("infra_error"):  # the call could not start as a harness would start it
+            return HookOutcome(None, b"", b"", False, elapsed, infra_error=str(doc["infra_error"]))
         if doc.get("timed_out"):
             return HookOutcome(None, b"", b"", True, elapsed)
         if doc.get("oversize"):

@@ -90,7 +90,7 @@ class SeamContainer:
     def boot(self) -> None:
         api = self.executor.api
         facts = self.facts = inspect_image(api, self.image_ref)
-        hardening = self.executor.config.hardening
+        hardening = self.executor.hardening
         spec = user_spec(hardening, facts.user)
         if spec and needs_accounts(spec):
             self.accounts = read_accounts(api, self.image_ref, owner_labels(self.executor.run_id))
@@ -132,7 +132,7 @@ class SeamContainer:
         target = ex.db_target
         mounts, groups = seam_mounts(list(self.launch.shared_paths), target.socket_dir if target else None,
                                      self.user)
-        kwargs = create_kwargs(ex.config.hardening, self.facts.user if self.facts else None, self.accounts)
+        kwargs = create_kwargs(ex.hardening, ex.limits, self.facts.user if self.facts else None, self.accounts)
         if groups:
             kwargs["group_add"] = groups
         if ex.network_name:

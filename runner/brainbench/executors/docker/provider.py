@@ -21,7 +21,7 @@ import anyio
 from ..base import Executor, RunContext, SeamLaunch, SeamProcess
 from .cleanup import owner_labels, remove_labelled, sweep_dead_runs
 from .client import DockerApi
-from .config import DockerConfig
+from .config import DockerConfig, HardeningConfig, ResourceLimits
 from .database import DbTarget, is_loopback, parse_target, rewrite_host
 from .failures import DockerInfraError
 from .seam import DockerSeamProcess
@@ -49,12 +49,12 @@ class DockerExecutor(Executor):
         self.context: RunContext | None = None
         self.db_target: DbTarget | None = None
         self.network_name: str | None = None
-        self.db_host_override: str | None = self.config.container_db_host
+        self.db_host_override: str | None = None
 
     @property
     def api(self) -> DockerApi:
         if self._api is None:
-            self._api = DockerApi(self.config.docker_host, attempts=self.config.infra_attempts)
+            self._api = DockerApi(self.config.docker_host)
         return self._api
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -64,7 +64,16 @@ class DockerExecutor(Executor):
         self.context = context
         self.run_id = context.run_id or self.run_id
         self.pool_size = max(1, context.pool_size)
+        self.db_host_override = context.container_db_host
         await anyio.to_thread.run_sync(self._prepare, self.config.database_url or context.database_url)
+
+    @property
+    def limits(self) -> ResourceLimits:
+        return self.context.limits if self.context else ResourceLimits()
+
+    @property
+    def hardening(self) -> HardeningConfig:
+        return self.context.hardening if self.context else HardeningConfig()
 
     async def start(self, launch: SeamLaunch) -> SeamProcess:
         if self.context is None:
@@ -123,7 +132,7 @@ class DockerExecutor(Executor):
         if pg is None:
             raise DockerInfraError(
                 f"Postgres at {target.host}:{target.port} is not a container this executor can attach to "
-                "the run network; pass DockerConfig.postgres_container (compose service) or use the "
+                "the run network; pass --brain-container (the compose service) or use the "
                 "embedded Unix-socket database")
         alias = "postgres" if is_loopback(target.host or "") else (target.host or "postgres")
         api.retry(network.connect, pg, aliases=[alias])
@@ -133,8 +142,9 @@ class DockerExecutor(Executor):
 
     def _find_postgres(self, target: DbTarget) -> Any:
         client = self.api.client
-        if self.config.postgres_container:
-            return client.containers.get(self.config.postgres_container)
+        named = self.context.brain_container if self.context else None
+        if named:
+            return client.containers.get(named)
         host = target.host or ""
         candidates = [
             c for c in client.containers.list(ignore_removed=True)
