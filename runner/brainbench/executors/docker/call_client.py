@@ -57,12 +57,12 @@ class CallServer:
         self.stderr_tail = b""
 
     # -- lifecycle ---------------------------------------------------------------------------
-    def start(self, handshake_s: float) -> None:
+    def start(self, handshake_s: float, in_call: bool = False) -> None:
         seam = self.seam
         api = seam.executor.api
         cmd = ["/bin/sh", "-c", WRAPPER, PIDFILE, "-c", BOOT]
         env = {**seam.base_env, "BRAINBENCH_CALL_ARGV": json.dumps(seam.hook_cmd)}
-        exec_id = seam.create_exec(cmd, env)
+        exec_id = seam.create_exec(cmd, env, in_call=in_call)
         self.handle = HijackedExec.start(api.host, api.api_version, exec_id)
         self.handle.send(json.dumps(SOURCE).encode() + b"\n")
         self.alive = True

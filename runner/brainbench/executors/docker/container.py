@@ -158,13 +158,25 @@ class SeamContainer:
         return container
 
     def ensure_running(self) -> None:
-        """Bring a dead container back before a call (the hook has not run yet)."""
+        """Bring a dead or vanished container back (no hook of the failed call has run).
+
+        Tried once, never in a loop of its own: whoever asked (a retried set-up step, or the
+        orchestrator's retry of the whole call) tries again (``executors/retry.py``).
+        """
+        from docker.errors import NotFound
+
         with self._lock:
-            self.container.reload()
-            if self.container.status != "running":
-                log.warning("docker: recreating %s container (it was %s)", self.seam, self.container.status)
+            if self.container is not None:
+                try:
+                    self.container.reload()
+                    if self.container.status == "running":
+                        return
+                    was = self.container.status
+                except NotFound:
+                    was = "removed"
+                log.warning("docker: recreating %s container (it was %s)", self.seam, was)
                 self.remove()
-                self.container = self.executor.api.retry(self._create_and_start)
+            self.container = self._create_and_start()
 
     def remove(self) -> None:
         with self._lock:
@@ -174,10 +186,15 @@ class SeamContainer:
                 self.container = None
 
     # -- exec plumbing -----------------------------------------------------------------------
-    def create_exec(self, cmd: list[str], env: Mapping[str, str]) -> str:
+    def create_exec(self, cmd: list[str], env: Mapping[str, str], *, in_call: bool = False) -> str:
+        """An exec in the seam container.  ``in_call``: for a graded call, so not retried here
+        (the orchestrator retries the call); a dead container is still brought back for the
+        next attempt."""
         api = self.executor.api
 
         def create() -> str:
+            if self.container is None:  # an earlier recreate failed: try again now
+                self.ensure_running()
             try:
                 res = api.api.exec_create(self.container.id, cmd, stdin=True, stdout=True, stderr=True,
                                           tty=False, environment=dict(env))
@@ -187,7 +204,7 @@ class SeamContainer:
                 raise
             return str(res["Id"])
 
-        return api.retry(create)
+        return create() if in_call else api.retry(create)
 
     def exit_code(self, exec_id: str) -> int | None:
         # The attach stream can hit EOF a moment before the daemon records the exit.

@@ -57,7 +57,8 @@ def exec_call(seam: SeamContainer, call: HookCall, command: list[str] | None = N
     env = {**seam.base_env, **ex.container_env(call.env)}
     try:
         pidfile = f"{EXEC_PIDFILE_DIR}/.brainbench-exec-{uuid.uuid4().hex}"
-        exec_id = seam.create_exec(supervised(call.timeout_s, command or seam.hook_cmd, pidfile, call.cwd), env)
+        exec_id = seam.create_exec(supervised(call.timeout_s, command or seam.hook_cmd, pidfile, call.cwd), env,
+                                   in_call=True)
         handle = HijackedExec.start(ex.api.host, ex.api.api_version, exec_id)
     except Exception as exc:
         return infra(exc)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import threading
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -38,9 +40,11 @@ class DockerSeamProcess(SeamProcess):
         self.seam = launch.seam
         self.box = SeamContainer(executor, launch)
         self.pool: StreamPool | None = None
-        # Exec mode: the in-container call server, or None where the image cannot run it
-        # (no Python 3) and every call is a ``docker exec``.
+        # Exec mode: the in-container call server.  ``server_capable`` is decided at start:
+        # False where the image cannot run it (no Python 3) and every call is a ``docker exec``.
         self.server: CallServer | None = None
+        self.server_capable = False
+        self._restart = threading.Lock()
 
     # -- what callers read -------------------------------------------------------------------
     @property
@@ -74,16 +78,21 @@ class DockerSeamProcess(SeamProcess):
             self.pool = StreamPool(self.box, self.executor.pool_size)
             await self.pool.warm(handshake_s)
         elif self.executor.config.call_server:
-            await anyio.to_thread.run_sync(self._start_server, handshake_s, abandon_on_cancel=True)
+            why = await anyio.to_thread.run_sync(self._start_server, handshake_s, abandon_on_cancel=True)
+            if why is None:
+                self.server_capable = True
+            else:  # decided once, at start: the image cannot run it (docs/EXECUTORS.md)
+                log.info("docker: %s: %s; using docker exec per call", self.seam, why)
 
-    def _start_server(self, handshake_s: float) -> None:
+    def _start_server(self, handshake_s: float, in_call: bool = False) -> str | None:
+        """Start the call server; None when it answers, else why not."""
         server = CallServer(self.box)
         try:
-            server.start(handshake_s)
+            server.start(handshake_s, in_call)
         except Exception as exc:
-            log.info("docker: %s: %s; using docker exec per call", self.seam, describe(exc))
-            return
+            return describe(exc)
         self.server = server
+        return None
 
     async def stop(self) -> None:
         await anyio.to_thread.run_sync(self._stop_sync, abandon_on_cancel=True)
@@ -112,24 +121,42 @@ class DockerSeamProcess(SeamProcess):
                 return await self.pool.call(call, obj)
             # Not a JSON object (empty stdin, arrays, garbage): the line protocol cannot
             # carry it verbatim, so that call goes through exec with the exact bytes.
-        server = self.server
-        if server is not None:
-            return await anyio.to_thread.run_sync(self._server_call, server, call, abandon_on_cancel=True)
+        if self.server_capable:
+            return await anyio.to_thread.run_sync(self._server_call, call, abandon_on_cancel=True)
         return await anyio.to_thread.run_sync(exec_call, self.box, call, abandon_on_cancel=True)
 
-    def _server_call(self, server: CallServer, call: HookCall) -> HookOutcome:
+    def _server_call(self, call: HookCall) -> HookOutcome:
         started = time.perf_counter()
+
+        def infra(why: str) -> HookOutcome:
+            return HookOutcome(None, b"", b"", False, (time.perf_counter() - started) * 1000, infra_error=why)
+
+        with self._restart:
+            server = self.server
+            if server is None or not server.alive:
+                # Gone since the last call (a hook may kill it: same uid): bring it up before
+                # this call, once; if it will not come, the call is an infrastructure fault
+                # and the orchestrator's retry brings the next attempt here again.
+                if server is not None:
+                    self.server = None
+                    server.close()
+                why = self._start_server(self.executor.config.stream_handshake_s, in_call=True)
+                if why is not None:
+                    return infra(f"call server of {self.seam} did not come back: {why}")
+                server = self.server
+                assert server is not None
         try:
             return server.call(call)
         except (CallServerError, OSError, ValueError, KeyError, TypeError) as exc:
-            # An infrastructure fault, never the hook's grade; bring a fresh server up for
-            # the next call (or fall back to docker exec if it will not start).
-            if self.server is server:
-                self.server = None
-                server.close()
-                self._start_server(self.executor.config.stream_handshake_s)
-            return HookOutcome(None, b"", b"", False, (time.perf_counter() - started) * 1000,
-                               infra_error=describe(exc))
+            # An infrastructure fault, never the hook's grade.  A dead container is brought
+            # back now, so the retried call finds it running.
+            with self._restart:
+                if self.server is server:
+                    self.server = None
+                    server.close()
+            with contextlib.suppress(Exception):
+                self.box.ensure_running()
+            return infra(describe(exc))
 
     def run_command(self, command: Sequence[str], call: HookCall) -> HookOutcome:
         """Run any command the way a hook runs (used by ``doctor`` to probe the image)."""
