@@ -128,25 +128,29 @@ def test_image_flag_alone_runs_that_seam_in_docker(exec_only_image: str, referen
     assert {seams[h]["executor"] for h in ("claude-code", "openclaw")} == {"local"}
 
 
-@pytest.mark.parametrize("python", [True, False], ids=["call-server", "no-python-fallback"])
-def test_exec_mode_uses_the_call_server_where_the_image_has_python(python: bool) -> None:
+@pytest.mark.parametrize("python", [True, False], ids=["python-image", "no-python-image"])
+def test_exec_mode_uses_a_call_server_where_one_can_run(python: bool) -> None:
+    """Python in the image: call_server.py.  No Python: the static server (call_server.c),
+    where this host can build it; else ``docker exec`` per call."""
     from brainbench.executors.docker import DockerExecutor
+    from brainbench.executors.docker.static_helper import helper_binary
 
     image = build("bbtest-exec-execonly:latest") if python else build(
         "bbtest-exec-nopython:latest", "RUN rm -f /usr/bin/python3* /usr/local/bin/python3* /usr/bin/python\n")
 
-    async def main() -> tuple[bool, list[int | None], str]:
+    async def main() -> tuple[str | None, list[int | None], str]:
         executor = DockerExecutor(run_id=f"bbtest-exec-{uuid.uuid4().hex[:8]}")
         try:
             seam: Any = await executor.start(SeamLaunch(seam="codex", command=(), mode="exec", image=image))
             codes = [(await seam.call(HookCall(b'{"prompt": "x"}', {}, 20))).exit_code for _ in range(3)]
             ps = seam.container.exec_run(["/bin/sh", "-c", "cat /proc/[0-9]*/cmdline | tr '\\0' ' '"])
-            return seam.server is not None, codes, ps.output.decode()
+            return seam.server.variant if seam.server else None, codes, ps.output.decode()
         finally:
             await executor.close()
 
-    has_server, codes, ps = anyio.run(main)
-    assert has_server is python and codes == [0, 0, 0]
+    variant, codes, ps = anyio.run(main)
+    assert variant == ("python" if python else "static" if helper_binary() else None)
+    assert codes == [0, 0, 0]
     assert "in-container call server" not in ps  # ps shows a short boot line, never our source
 
 

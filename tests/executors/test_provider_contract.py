@@ -1,9 +1,9 @@
 """One behaviour suite that every provider and mode must pass (issue: executor v2).
 
-Parametrised over local and docker × exec and stream (and Docker's ``docker exec``
-fallback), with the same hook (hooks/contract_hook.py): warm-up, exit codes, stderr, env,
-each call's cwd, timeouts that discard output
-and kill the hook's whole process group, output over the cap, concurrent calls, and a
+Parametrised over local and docker × exec and stream (and, for Docker exec mode, the
+static call server and the ``docker exec`` fallback), with the same hook
+(hooks/contract_hook.py): warm-up, exit codes, stderr, env, each call's cwd, timeouts
+that discard output and kill the hook's whole process group, output over the cap, concurrent calls, and a
 close after an interrupted call that leaves nothing running.
 """
 
@@ -23,6 +23,7 @@ from typing import Any
 import anyio
 import pytest
 from brainbench.executors.base import Executor, HookCall, HookOutcome, RunContext, SeamLaunch, SeamProcess
+from brainbench.executors.docker.static_helper import helper_binary
 from brainbench.executors.local import LocalExecutor
 from brainbench.harnesses.grading import grade
 from engine_probe import BASE, docker_or_reason  # type: ignore[import-not-found]
@@ -32,11 +33,17 @@ IMAGE = "bbtest-exec-contract:latest"
 
 
 CLIENT, REASON = docker_or_reason()
-# "docker-fallback": exec mode through ``docker exec`` per call, the path of images whose
-# call server cannot run (no python3); it must behave exactly like the call server.
+# "docker-static": exec mode through the static call server (call_server.c), what images
+# without python3 get; "docker-fallback": ``docker exec`` per call, where no call server can
+# run.  Both must behave exactly like the Python call server.
+STATIC = None if CLIENT is None else helper_binary()
 PROVIDERS = [pytest.param(("local", m), id=f"local-{m}") for m in ("exec", "stream")] + [
     pytest.param((k, m), id=f"{k}-{m}", marks=pytest.mark.skipif(CLIENT is None, reason=REASON))
-    for k, m in (("docker", "exec"), ("docker", "stream"), ("docker-fallback", "exec"))]
+    for k, m in (("docker", "exec"), ("docker", "stream"), ("docker-fallback", "exec"))] + [
+    pytest.param(("docker-static", "exec"), id="docker-static-exec", marks=pytest.mark.skipif(
+        CLIENT is None or STATIC is None,
+        reason=REASON or "this host cannot build the static call server (cc -static)"))]
+VARIANTS = {"docker": "auto", "docker-static": "static", "docker-fallback": "off"}
 
 
 @pytest.fixture(scope="session")
@@ -67,6 +74,7 @@ class Harness:
                  shared: tuple[str, ...] = ()) -> None:
         self.mode = mode
         self.fallback = kind == "docker-fallback"
+        self.static = kind == "docker-static"
         self.kind = "docker" if kind.startswith("docker") else kind
         self.shared = shared
         self.run_id = f"bbtest-exec-{uuid.uuid4().hex[:8]}"
@@ -74,7 +82,7 @@ class Harness:
             from brainbench.executors.docker import DockerConfig, DockerExecutor
 
             self.image: str | None = request.getfixturevalue("contract_image")
-            self.executor: Executor = DockerExecutor(DockerConfig(call_server=kind != "docker-fallback"),
+            self.executor: Executor = DockerExecutor(DockerConfig(call_server=VARIANTS[kind]),  # type: ignore[arg-type]
                                                      run_id=self.run_id)
             self.command: tuple[str, ...] = ("python3", "/hook.py")
         else:
@@ -145,6 +153,8 @@ def test_started_warm_exit_codes_stderr_env(provider: tuple[str, str], request: 
         assert p.mode == h.mode
         if h.kind == "docker" and h.mode == "exec":  # which exec path answers is what was asked for
             assert (p.server is None) is h.fallback  # type: ignore[attr-defined]
+            if not h.fallback:
+                assert p.server.variant == ("static" if h.static else "python")  # type: ignore[attr-defined]
         echo = await p.call(HookCall(payload("echo"), {"BB_PROBE": "per-call"}, 20))
         assert context(echo)["prompt"] == "echo" and context(echo)["probe"] == "per-call"
         assert echo.stderr == b"stderr is kept\n"

@@ -15,6 +15,7 @@ import anyio
 import pytest
 from brainbench.cli_options import config_from_cli
 from brainbench.executors.base import RunContext, SeamLaunch
+from brainbench.executors.docker.static_helper import TARGET, helper_binary
 from brainbench.models.config import OptionsError, RunConfig
 from brainbench.models.sandbox import HardeningConfig, ResourceLimits
 from brainbench.orchestrator.launch import run_context
@@ -69,11 +70,15 @@ def test_the_container_is_created_with_the_runs_limits(tmp_path: Path) -> None:
         try:
             seam: Any = await executor.start(SeamLaunch(seam="codex", command=(), mode="exec",
                                                         image="brainbench/codex:latest", run_id=run_id))
-            return CLIENT.containers.get(seam.container.id).attrs["HostConfig"]
+            return CLIENT.containers.get(seam.container.id).attrs
         finally:
             await executor.close()
 
-    host = anyio.run(main)
+    attrs = anyio.run(main)
+    host = attrs["HostConfig"]
+    if helper_binary():  # the static call server is staged in the work root, mounted read-only
+        mount = next(m for m in attrs["Mounts"] if m["Destination"] == TARGET)
+        assert mount["Source"] == str(tmp_path / ".brainbench-call-server") and mount["RW"] is False
     assert host["Memory"] == host["MemorySwap"] == 96 * 1024 * 1024
     assert host["NanoCpus"] == 500_000_000
     assert host["PidsLimit"] == 48

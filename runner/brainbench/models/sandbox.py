@@ -48,7 +48,8 @@ class HardeningConfig(_Strict):
     """Container hardening; every default is the hardened choice."""
 
     read_only_rootfs: bool = True
-    # noexec is deliberately absent: some production hooks unpack helpers into /tmp.
+    # Docker mounts every tmpfs noexec unless "exec" is given: a hook cannot run what it
+    # writes here.  (The static call server is bind-mounted read-only, never written here.)
     tmpfs: dict[str, str] = Field(default_factory=lambda: {"/tmp": "rw,nosuid,nodev,size=64m,mode=1777"})
     cap_drop: tuple[str, ...] = ("ALL",)
     no_new_privileges: bool = True

@@ -6,6 +6,8 @@ What a seam may use (limits) and do (hardening) is the run's, given in ``RunCont
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict
 
 # Limits and hardening belong to the run (RunContext), not to this provider; re-exported
@@ -45,8 +47,10 @@ class DockerConfig(_Strict):
     # ``start`` comes before ``prepare``.  A run gives it in RunContext.database_url.
     database_url: str | None = None
     # Exec mode: run calls through the in-container call server (one attached exec per
-    # container) instead of one ``docker exec`` per call; images without Python 3 fall back.
-    call_server: bool = True
+    # container) instead of one ``docker exec`` per call.  "auto": the Python server where
+    # the image has Python 3, else the static one (when this host can build it), else
+    # ``docker exec``; "python"/"static": only that one; "off": always ``docker exec``.
+    call_server: Literal["auto", "python", "static", "off"] = "auto"
     # Stream mode: seconds each pool slot has to answer its warm-up handshake before the
     # seam fails to start with one clear line (an exec-only image never answers).
     stream_handshake_s: float = 30.0

@@ -131,7 +131,7 @@ class SeamContainer:
         ex = self.executor
         target = ex.db_target
         mounts, groups = seam_mounts(list(self.launch.shared_paths), target.socket_dir if target else None,
-                                     self.user)
+                                     self.user, ex.static_helper)
         kwargs = create_kwargs(ex.hardening, ex.limits, self.facts.user if self.facts else None, self.accounts)
         if groups:
             kwargs["group_add"] = groups

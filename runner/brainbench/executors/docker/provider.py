@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import shutil
 import socket
 import uuid
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, ClassVar
 
 import anyio
@@ -25,6 +27,7 @@ from .config import DockerConfig, HardeningConfig, ResourceLimits
 from .database import DbTarget, is_loopback, parse_target, rewrite_host
 from .failures import DockerInfraError
 from .seam import DockerSeamProcess
+from .static_helper import helper_binary, same_architecture
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +53,8 @@ class DockerExecutor(Executor):
         self.db_target: DbTarget | None = None
         self.network_name: str | None = None
         self.db_host_override: str | None = None
+        # Host path of the static call server, bind-mounted into every seam container.
+        self.static_helper: str | None = None
 
     @property
     def api(self) -> DockerApi:
@@ -115,11 +120,27 @@ class DockerExecutor(Executor):
         api = self.api
         if self.config.sweep_on_start:
             sweep_dead_runs(api, current_run_id=self.run_id)
+        if self.config.call_server in ("auto", "static"):
+            helper = helper_binary()
+            if helper and same_architecture(api.client.info().get("Architecture")):
+                self.static_helper = self._stage_helper(helper)
         if url:
             target = parse_target(url)
             if not target.is_socket:
                 self._prepare_network(target)
             self.db_target = target
+
+    def _stage_helper(self, helper: str) -> str:
+        """Where the engine can bind-mount the static call server from: the run's work root,
+        which the engine must share with the runner anyway (compose mounts it at the same
+        path); the user's cache only for callers without a run (doctor, tests)."""
+        root = self.context.work_root if self.context else None
+        if root is None:
+            return helper
+        staged = Path(root) / ".brainbench-call-server"
+        shutil.copyfile(helper, staged)
+        staged.chmod(0o755)
+        return str(staged)
 
     def _prepare_network(self, target: DbTarget) -> None:
         """Internal (no egress) run network; Postgres is attached to it under an alias."""

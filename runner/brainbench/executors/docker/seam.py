@@ -44,6 +44,7 @@ class DockerSeamProcess(SeamProcess):
         # False where the image cannot run it (no Python 3) and every call is a ``docker exec``.
         self.server: CallServer | None = None
         self.server_capable = False
+        self.server_variant = "python"
         self._restart = threading.Lock()
 
     # -- what callers read -------------------------------------------------------------------
@@ -77,16 +78,29 @@ class DockerSeamProcess(SeamProcess):
         if self.box.mode == "stream":
             self.pool = StreamPool(self.box, self.executor.pool_size)
             await self.pool.warm(handshake_s)
-        elif self.executor.config.call_server:
-            why = await anyio.to_thread.run_sync(self._start_server, handshake_s, abandon_on_cancel=True)
+        else:
+            await anyio.to_thread.run_sync(self._choose_server, handshake_s, abandon_on_cancel=True)
+
+    def _choose_server(self, handshake_s: float) -> None:
+        """Decided once, at start: the first call server variant that answers, else ``docker exec``."""
+        wanted = self.executor.config.call_server
+        variants = {"auto": ["python", "static"], "python": ["python"], "static": ["static"]}.get(wanted, [])
+        if self.executor.static_helper is None and "static" in variants:
+            variants.remove("static")
+        reasons = []
+        for variant in variants:
+            self.server_variant = variant
+            why = self._start_server(handshake_s)
             if why is None:
                 self.server_capable = True
-            else:  # decided once, at start: the image cannot run it (docs/EXECUTORS.md)
-                log.info("docker: %s: %s; using docker exec per call", self.seam, why)
+                return
+            reasons.append(why)
+        log.info("docker: %s: %s; using docker exec per call", self.seam,
+                 "; ".join(reasons) or f"call server {wanted}")
 
     def _start_server(self, handshake_s: float, in_call: bool = False) -> str | None:
         """Start the call server; None when it answers, else why not."""
-        server = CallServer(self.box)
+        server = CallServer(self.box, self.server_variant)
         try:
             server.start(handshake_s, in_call)
         except Exception as exc:
