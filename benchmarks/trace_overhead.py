@@ -25,7 +25,7 @@ def measure(rounds: int = 3) -> dict[str, Any]:
     from brainbench.corpus.loader import load_corpus
     from brainbench.models.config import RunConfig
     from brainbench.orchestrator import diagnose
-    from brainbench.orchestrator.run import run_benchmark
+    from brainbench.pipeline import run_benchmark
     from brainbench.report.html import write_report
     from brainbench.report.trace_file import write_trace
 

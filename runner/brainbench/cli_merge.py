@@ -30,8 +30,8 @@ def merge(
 
 def execute_merge(shards: list[Path], **options: object) -> int:
     from brainbench.cli_run import EXIT_ERROR, report_result
+    from brainbench.metrics.merge import MergeError, merge_results
     from brainbench.models.result import RunResult
-    from brainbench.orchestrator.merge import MergeError, merge_results
     from brainbench.report.trace_file import TraceFileError, load_result
 
     loaded: list[tuple[Path, RunResult]] = []

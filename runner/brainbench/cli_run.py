@@ -155,7 +155,8 @@ def _selection_problem(config: RunConfig, corpus) -> str | None:  # type: ignore
 
 def _run_and_report(config: RunConfig, corpus, shard=None) -> int:  # type: ignore[no-untyped-def]
     from brainbench.orchestrator.progress import progress_reporter
-    from brainbench.orchestrator.run import RUN_FAILURES, Runner, run_benchmark
+    from brainbench.orchestrator.run import RUN_FAILURES, Runner
+    from brainbench.pipeline import run_benchmark
 
     runner = Runner(config, corpus, shard=shard)
     if runner.full_plan.is_empty:

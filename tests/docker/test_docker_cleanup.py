@@ -15,8 +15,8 @@ from typing import Any
 
 import anyio
 import pytest
-from brainbench.executors.base import HookCall, SeamLaunch
-from brainbench.executors.docker import DockerConfig, DockerExecutor
+from brainbench.executors.base import HookCall, RunContext, SeamLaunch
+from brainbench.executors.docker import DockerExecutor
 from brainbench.executors.docker_cli import app as docker_app
 from reference_corpus import copy_reference_corpus  # type: ignore[import-not-found]
 from typer.testing import CliRunner
@@ -148,8 +148,9 @@ def test_tcp_database_reached_over_internal_run_network(hook_image: str, run_id:
         url = f"postgresql://postgres@{name}:5432/postgres"
 
         async def body() -> tuple[Any, Any, dict[str, Any]]:
-            ex = DockerExecutor(DockerConfig(database_url=url, postgres_container=name), run_id=run_id)
+            ex = DockerExecutor(run_id=run_id)
             try:
+                await ex.prepare(RunContext(run_id=run_id, database_url=url, brain_container=name))
                 proc = await ex.start(SeamLaunch(seam="codex", command=(), mode="exec", image=hook_image))
                 deadline = time.monotonic() + 60
                 while True:  # wait for initdb in the Postgres container

@@ -13,9 +13,10 @@ from typing import Any, TypeVar
 
 import anyio
 import pytest
-from brainbench.executors.base import HookCall, HookOutcome, SeamLaunch
+from brainbench.executors.base import HookCall, HookOutcome, RunContext, SeamLaunch
 from brainbench.executors.docker import DockerConfig, DockerExecutor
 from brainbench.executors.docker.provider import DockerSeamProcess
+from brainbench.models.sandbox import ResourceLimits
 
 T = TypeVar("T")
 
@@ -30,10 +31,13 @@ def run(fn: Callable[[], Awaitable[T]]) -> T:
 
 
 def with_seam(image: str, run_id: str, mode: str, body: Callable[[DockerSeamProcess], Awaitable[T]],
-              config: DockerConfig | None = None, **launch: Any) -> T:
+              config: DockerConfig | None = None, limits: ResourceLimits | None = None, **launch: Any) -> T:
     async def main() -> T:
         executor = DockerExecutor(config, run_id=run_id)
         try:
+            if limits is not None:  # the run's limits arrive once, in the RunContext
+                await executor.prepare(RunContext(run_id=run_id, limits=limits,
+                                                  database_url=config.database_url if config else None))
             proc = await executor.start(SeamLaunch(seam="openclaw", command=(), mode=mode,  # type: ignore[arg-type]
                                                    image=image, run_id=run_id, **launch))
             assert isinstance(proc, DockerSeamProcess)
@@ -171,7 +175,7 @@ def test_wedged_exec_is_killed_from_the_host(hook_image: str, run_id: str) -> No
         pidfiles = proc.container.exec_run(["/bin/sh", "-c", "ls -a /tmp"]).output.decode()
         return o, wall, ps, pidfiles
 
-    o, wall, ps, pidfiles = with_seam(hook_image, run_id, "exec", body, DockerConfig(exec_grace_s=-28.0))
+    o, wall, ps, pidfiles = with_seam(hook_image, run_id, "exec", body, limits=ResourceLimits(call_grace_s=-28.0))
     assert o.timed_out is True and o.stdout == b"" and o.exit_code is None
     assert 2.0 <= wall < 8.0, wall
     assert "sleep 60" not in ps and "echo_hook" not in ps and "timeout" not in ps, ps

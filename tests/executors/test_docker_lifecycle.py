@@ -22,7 +22,7 @@ from typing import Any
 
 import anyio
 import pytest
-from brainbench.executors.base import ExecutorError, HookCall, RunContext, SeamLaunch
+from brainbench.executors.base import ExecutorError, HookCall, HookOutcome, RunContext, SeamLaunch
 from engine_probe import BASE, docker_or_reason  # type: ignore[import-not-found]
 
 REPO = Path(__file__).resolve().parents[2]
@@ -128,23 +128,66 @@ def test_image_flag_alone_runs_that_seam_in_docker(exec_only_image: str, referen
     assert {seams[h]["executor"] for h in ("claude-code", "openclaw")} == {"local"}
 
 
-@pytest.mark.parametrize("python", [True, False], ids=["call-server", "no-python-fallback"])
-def test_exec_mode_uses_the_call_server_where_the_image_has_python(python: bool) -> None:
+@pytest.mark.parametrize("python", [True, False], ids=["python-image", "no-python-image"])
+def test_exec_mode_uses_a_call_server_where_one_can_run(python: bool) -> None:
+    """Python in the image: call_server.py.  No Python: the static server (call_server.c),
+    where this host can build it; else ``docker exec`` per call."""
     from brainbench.executors.docker import DockerExecutor
+    from brainbench.executors.docker.static_helper import helper_binary
 
     image = build("bbtest-exec-execonly:latest") if python else build(
         "bbtest-exec-nopython:latest", "RUN rm -f /usr/bin/python3* /usr/local/bin/python3* /usr/bin/python\n")
 
-    async def main() -> tuple[bool, list[int | None], str]:
+    async def main() -> tuple[str | None, list[int | None], str]:
         executor = DockerExecutor(run_id=f"bbtest-exec-{uuid.uuid4().hex[:8]}")
         try:
             seam: Any = await executor.start(SeamLaunch(seam="codex", command=(), mode="exec", image=image))
             codes = [(await seam.call(HookCall(b'{"prompt": "x"}', {}, 20))).exit_code for _ in range(3)]
             ps = seam.container.exec_run(["/bin/sh", "-c", "cat /proc/[0-9]*/cmdline | tr '\\0' ' '"])
-            return seam.server is not None, codes, ps.output.decode()
+            return seam.server.variant if seam.server else None, codes, ps.output.decode()
         finally:
             await executor.close()
 
-    has_server, codes, ps = anyio.run(main)
-    assert has_server is python and codes == [0, 0, 0]
+    variant, codes, ps = anyio.run(main)
+    assert variant == ("python" if python else "static" if helper_binary() else None)
+    assert codes == [0, 0, 0]
     assert "in-container call server" not in ps  # ps shows a short boot line, never our source
+
+
+@pytest.mark.parametrize("mode", ["exec", "stream"])
+def test_a_dead_container_comes_back_under_the_one_retry_layer(mode: str) -> None:
+    """The seam's container dies mid-run: the call that finds it dead is an infrastructure
+    fault (nothing below retries it), the provider brings the container back once, and the
+    orchestrator's policy (executors/retry.py) retries the call into the new container."""
+    from brainbench.executors.docker import DockerExecutor
+    from brainbench.executors.retry import INFRA_RETRY
+
+    run_id = f"bbtest-exec-{uuid.uuid4().hex[:8]}"
+    hello = HookCall(json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "s", "cwd": "/tmp",
+                                 "prompt": "hello"}).encode(), {}, 30)
+    attempts: list[HookOutcome] = []
+
+    async def main() -> tuple[HookOutcome, int, set[str]]:
+        executor = DockerExecutor(run_id=run_id, pool_size=1)
+        try:
+            seam: Any = await executor.start(SeamLaunch(seam="codex", command=(), mode=mode,  # type: ignore[arg-type]
+                                                        image="brainbench/codex:latest", run_id=run_id))
+            first = seam.container.id
+            assert (await seam.call(hello)).exit_code == 0
+            CLIENT.containers.get(first).kill()
+            await anyio.sleep(0.5)
+
+            async def counted(call: HookCall) -> HookOutcome:
+                attempts.append(await seam.call(call))
+                return attempts[-1]
+
+            outcome = await INFRA_RETRY.call_async(counted, hello, faulty=lambda o: o.infra_error is not None)
+            return outcome, seam.box.created, {first, seam.container.id}
+        finally:
+            await executor.close()
+
+    outcome, created, ids = anyio.run(main)
+    assert outcome.exit_code == 0 and outcome.infra_error is None, attempts
+    assert 2 <= len(attempts) <= INFRA_RETRY.attempts, attempts
+    assert all(a.infra_error for a in attempts[:-1]), attempts
+    assert created == 2 and len(ids) == 2  # recreated once, not once per layer

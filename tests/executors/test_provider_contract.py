@@ -1,8 +1,9 @@
 """One behaviour suite that every provider and mode must pass (issue: executor v2).
 
-Parametrised over local and docker × exec and stream, with the same hook
-(hooks/contract_hook.py): warm-up, exit codes, stderr, env, timeouts that discard output
-and kill the hook's whole process group, output over the cap, concurrent calls, and a
+Parametrised over local and docker × exec and stream (and, for Docker exec mode, the
+static call server and the ``docker exec`` fallback), with the same hook
+(hooks/contract_hook.py): warm-up, exit codes, stderr, env, each call's cwd, timeouts
+that discard output and kill the hook's whole process group, output over the cap, concurrent calls, and a
 close after an interrupted call that leaves nothing running.
 """
 
@@ -22,7 +23,9 @@ from typing import Any
 import anyio
 import pytest
 from brainbench.executors.base import Executor, HookCall, HookOutcome, RunContext, SeamLaunch, SeamProcess
+from brainbench.executors.docker.static_helper import helper_binary
 from brainbench.executors.local import LocalExecutor
+from brainbench.harnesses.grading import grade
 from engine_probe import BASE, docker_or_reason  # type: ignore[import-not-found]
 
 HOOK = Path(__file__).parent / "hooks" / "contract_hook.py"
@@ -30,9 +33,17 @@ IMAGE = "bbtest-exec-contract:latest"
 
 
 CLIENT, REASON = docker_or_reason()
+# "docker-static": exec mode through the static call server (call_server.c), what images
+# without python3 get; "docker-fallback": ``docker exec`` per call, where no call server can
+# run.  Both must behave exactly like the Python call server.
+STATIC = None if CLIENT is None else helper_binary()
 PROVIDERS = [pytest.param(("local", m), id=f"local-{m}") for m in ("exec", "stream")] + [
-    pytest.param(("docker", m), id=f"docker-{m}", marks=pytest.mark.skipif(CLIENT is None, reason=REASON))
-    for m in ("exec", "stream")]
+    pytest.param((k, m), id=f"{k}-{m}", marks=pytest.mark.skipif(CLIENT is None, reason=REASON))
+    for k, m in (("docker", "exec"), ("docker", "stream"), ("docker-fallback", "exec"))] + [
+    pytest.param(("docker-static", "exec"), id="docker-static-exec", marks=pytest.mark.skipif(
+        CLIENT is None or STATIC is None,
+        reason=REASON or "this host cannot build the static call server (cc -static)"))]
+VARIANTS = {"docker": "auto", "docker-static": "static", "docker-fallback": "off"}
 
 
 @pytest.fixture(scope="session")
@@ -59,14 +70,20 @@ def payload(prompt: str) -> bytes:
 class Harness:
     """One provider × mode under test, with a way to look at what it left running."""
 
-    def __init__(self, kind: str, mode: str, request: pytest.FixtureRequest) -> None:
-        self.kind, self.mode = kind, mode
+    def __init__(self, kind: str, mode: str, request: pytest.FixtureRequest,
+                 shared: tuple[str, ...] = ()) -> None:
+        self.mode = mode
+        self.fallback = kind == "docker-fallback"
+        self.static = kind == "docker-static"
+        self.kind = "docker" if kind.startswith("docker") else kind
+        self.shared = shared
         self.run_id = f"bbtest-exec-{uuid.uuid4().hex[:8]}"
-        if kind == "docker":
-            from brainbench.executors.docker import DockerExecutor
+        if self.kind == "docker":
+            from brainbench.executors.docker import DockerConfig, DockerExecutor
 
             self.image: str | None = request.getfixturevalue("contract_image")
-            self.executor: Executor = DockerExecutor(run_id=self.run_id)
+            self.executor: Executor = DockerExecutor(DockerConfig(call_server=VARIANTS[kind]),  # type: ignore[arg-type]
+                                                     run_id=self.run_id)
             self.command: tuple[str, ...] = ("python3", "/hook.py")
         else:
             self.image = None
@@ -79,7 +96,7 @@ class Harness:
         await self.executor.prepare(RunContext(run_id=self.run_id, pool_size=2))
         return await self.executor.start(SeamLaunch(seam="codex", command=self.command, mode=self.mode,  # type: ignore[arg-type]
                                                     image=self.image, env={"BB_PROBE": "from-launch"},
-                                                    run_id=self.run_id))
+                                                    shared_paths=self.shared, run_id=self.run_id))
 
     def running(self, process: SeamProcess, needle: str) -> int:
         """How many processes whose command line contains ``needle`` run for this seam."""
@@ -106,8 +123,8 @@ class Harness:
 
 
 def run_with(provider: tuple[str, str], request: pytest.FixtureRequest,
-             body: Callable[[Harness, SeamProcess], Awaitable[Any]]) -> Any:
-    h = Harness(*provider, request)
+             body: Callable[[Harness, SeamProcess], Awaitable[Any]], shared: tuple[str, ...] = ()) -> Any:
+    h = Harness(*provider, request, shared)
 
     async def main() -> Any:
         try:
@@ -134,6 +151,10 @@ def test_started_warm_exit_codes_stderr_env(provider: tuple[str, str], request: 
             # Warm before the first call: every pool worker is already up and answered.
             assert h.running(p, "hook.py --stream") == 2
         assert p.mode == h.mode
+        if h.kind == "docker" and h.mode == "exec":  # which exec path answers is what was asked for
+            assert (p.server is None) is h.fallback  # type: ignore[attr-defined]
+            if not h.fallback:
+                assert p.server.variant == ("static" if h.static else "python")  # type: ignore[attr-defined]
         echo = await p.call(HookCall(payload("echo"), {"BB_PROBE": "per-call"}, 20))
         assert context(echo)["prompt"] == "echo" and context(echo)["probe"] == "per-call"
         assert echo.stderr == b"stderr is kept\n"
@@ -201,3 +222,26 @@ def test_close_after_an_interrupted_call_leaves_nothing(provider: tuple[str, str
                 break
             time.sleep(0.1)
         assert Harness.running(h, None, f"sleep {marker}") == 0  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_each_call_runs_in_its_own_cwd(provider: tuple[str, str], request: pytest.FixtureRequest,
+                                       tmp_path: Path) -> None:
+    """The hook starts in the cwd its harness would give it (the payload's), call by call;
+    a cwd nobody could start it in is an infrastructure fault, not the hook's answer."""
+    root = tmp_path / "seam"
+    root.mkdir()
+    sessions = [root / "fixture-a", root / "fixture-b"]
+
+    async def body(h: Harness, p: SeamProcess) -> None:
+        for where in sessions:  # made after the seam started, as the runner makes them
+            where.mkdir()
+        for where in (*sessions, sessions[0]):
+            outcome = await p.call(HookCall(payload("echo"), {}, 20, cwd=str(where)))
+            assert context(outcome)["cwd"] == str(where), outcome
+        missing = await p.call(HookCall(payload("echo"), {}, 20, cwd=str(root / "gone")))
+        assert grade(missing, "codex").fault == "infra_error", missing
+        after = await p.call(HookCall(payload("echo"), {}, 20, cwd=str(sessions[1])))
+        assert context(after)["cwd"] == str(sessions[1])
+
+    run_with(provider, request, body, shared=(str(root),))

@@ -26,7 +26,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     try:
         from brainbench.corpus.loader import load_corpus
         from brainbench.models.config import RunConfig
-        from brainbench.orchestrator.run import run_benchmark
+        from brainbench.pipeline import run_benchmark
     except ImportError as exc:  # pragma: no cover - only while the runner is incomplete
         pytest.skip(f"runner not available: {exc}")
     root = tmp_path_factory.mktemp("corpus")

@@ -94,10 +94,11 @@ async def run_doctor(image: str, *, command: Sequence[str] = (), mode: Invocatio
     """Check ``image`` behind ``harness``'s seam in every mode the run would use."""
     from brainbench.executors.docker.client import DockerApi
     from brainbench.executors.docker.failures import DockerUnavailable, missing_image_hint
+    from brainbench.executors.retry import INFRA_RETRY
 
     report = DoctorReport(image=image, harness=harness)
     try:
-        api = await anyio.to_thread.run_sync(lambda: DockerApi(docker_host, attempts=1))
+        api = await anyio.to_thread.run_sync(lambda: DockerApi(docker_host, policy=INFRA_RETRY.once()))
     except DockerUnavailable as exc:
         report.cannot_check = f"{exc} (start one, or point DOCKER_HOST at it)"
         return report

@@ -2,7 +2,8 @@
 
 The lifecycle follows Inspect AI's sandbox environments:
 
-* ``prepare(RunContext)`` once per run: run id, where the brain is, the work root;
+* ``prepare(RunContext)`` once per run: run id, where the brain is (and, for a TCP brain
+  in a container, how seams reach it), the work root, the seams' limits and hardening;
   the provider sweeps provably dead leftovers and builds run-scoped resources
   (a Docker network) here, never lazily inside a call.
 * ``start(SeamLaunch)`` returns a seam that is already *warm and answering*, in every
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 from brainbench.models.hook_io import HookCall, HookOutcome
+from brainbench.models.sandbox import HardeningConfig, ResourceLimits
 
 # Re-exported: providers and their tests import the call shapes from here.
 __all__ = ["Executor", "ExecutorError", "HookCall", "HookOutcome", "InvocationMode", "RunContext", "SeamLaunch",
@@ -43,6 +45,15 @@ class RunContext:
     work_root: Path | None = None
     # Seam processes per seam answering at once (stream pool size).
     pool_size: int = 2
+    # What every seam may use and do (Docker enforces both per container; the local
+    # provider runs our own trusted adapters and applies only the call deadlines).
+    limits: ResourceLimits = field(default_factory=ResourceLimits)
+    hardening: HardeningConfig = field(default_factory=HardeningConfig)
+    # A TCP brain in a container: the container to attach to the run's internal network
+    # (None: found by compose service or name), and the host[:port] seams use for it
+    # (None: the network alias when the runner's URL is loopback, else the URL's host).
+    brain_container: str | None = None
+    container_db_host: str | None = None
 
 
 @dataclass(frozen=True)

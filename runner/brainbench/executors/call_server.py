@@ -11,11 +11,12 @@ timeout and the output cap, kills the whole group when the hook is done (or over
 or over the cap), and writes one response line.  Calls run concurrently, one thread each.
 
 Framing is the stream codec's: one JSON object per line, answers matched by ``id``.
-Request: ``{"id", "env", "stdin", "timeout_s", "cap"}`` (``stdin`` as text, undecodable
+Request: ``{"id", "env", "stdin", "cwd", "timeout_s", "cap"}`` (``stdin`` as text, undecodable
 bytes as surrogate escapes), on a remote engine also ``{"files": {path: text}, "dirs": [...]}``
 written before the hook starts (``"write_only": true`` writes and runs nothing); the first
-request ``{"id": 0, "hello": true}`` is the handshake.  Response: ``{"id", "exit_code", "stdout", "stderr", "timed_out",
-"oversize", "run_ms"}``.
+request ``{"id": 0, "hello": true}`` is the handshake.  Response: ``{"id", "exit_code", "stdout",
+"stderr", "timed_out", "oversize", "run_ms"}``, plus ``infra_error`` when the call could not
+start where asked.
 
 Deliberately stdlib-only and free of BrainBench imports: this file's source is what runs
 in the container.  Keep it compatible with old interpreters (no annotations at runtime).
@@ -94,9 +95,14 @@ def run_call(argv, request):
     cap = int(request.get("cap") or 1024 * 1024)
     deadline = started + float(request.get("timeout_s") or 30.0)
     data = str(request.get("stdin") or "").encode("utf-8", "surrogateescape")
+    cwd = request.get("cwd") or None
+    if cwd is not None and not (os.path.isdir(cwd) and os.access(cwd, os.X_OK)):
+        # Not the hook's failure: a harness could not have started it there either.
+        return {"exit_code": None, "stdout": "", "stderr": "", "timed_out": False, "oversize": None,
+                "run_ms": 0.0, "infra_error": f"cannot enter cwd {cwd}"}
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=env, start_new_session=True)
+                                env=env, cwd=cwd, start_new_session=True)
     except OSError as exc:
         return {"exit_code": 127, "stdout": "", "stderr": f"cannot start hook: {exc}\n", "timed_out": False,
                 "oversize": None, "run_ms": 0.0}

@@ -69,7 +69,7 @@ class _ExecSeam(SeamProcess):
         started = time.perf_counter()
         try:
             proc = await anyio.open_process(list(self.launch.command), stdin=PIPE, stdout=PIPE, stderr=PIPE,
-                                            env=env, start_new_session=True)
+                                            env=env, cwd=call.cwd, start_new_session=True)
         except OSError as exc:
             return HookOutcome(None, b"", b"", False, 0.0, infra_error=f"cannot start seam: {exc}")
         # The deadline covers writing stdin (a hook that never reads it would block a large payload
@@ -156,7 +156,7 @@ class _StreamWorker:
         with anyio.move_on_after(call.timeout_s) as scope:
             try:
                 assert proc.stdin is not None and self.reader is not None
-                await proc.stdin.send(encode_request(rid, env, _stream_input(call.payload)))
+                await proc.stdin.send(encode_request(rid, env, _stream_input(call.payload), call.cwd))
                 raw = await self.reader.receive_until(b"\n", MAX_STREAM_LINE_BYTES)
             except anyio.DelimiterNotFound:
                 await self.kill()

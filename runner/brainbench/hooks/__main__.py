@@ -57,7 +57,9 @@ def _socket_path(env: dict[str, str] | os._Environ[str]) -> str | None:
 
     uid = os.getuid()
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    key = [sys.executable, os.getcwd(), str(uid), *_code_fingerprint(package),
+    # Not the working directory: every call starts in its session's own cwd (as under a
+    # harness), and the server imports nothing from it (PYTHONSAFEPATH, _start_server).
+    key = [sys.executable, str(uid), *_code_fingerprint(package),
            *sorted(f"{k}={v}" for k, v in env.items() if k.startswith(_KEY_ENV_PREFIXES))]
     digest = hashlib.sha256("\n".join(key).encode("utf-8", "surrogateescape")).hexdigest()[:24]
     for base in (env.get("TMPDIR") or "/tmp", "/tmp"):
@@ -84,7 +86,9 @@ def _start_server(path: str, env: dict[str, str] | os._Environ[str]) -> None:
     try:
         # A new session: the runner kills the hook's process group when the call ends,
         # and the server must outlive this call (like a detached `gbrain serve`).
-        os.posix_spawn(sys.executable, [sys.executable, "-m", "brainbench.hooks.serve", path, idle], env,
+        # Safe path: the server answers calls from many cwds, so it must not import from the first.
+        os.posix_spawn(sys.executable, [sys.executable, "-m", "brainbench.hooks.serve", path, idle],
+                       {**env, "PYTHONSAFEPATH": "1"},
                        file_actions=[(os.POSIX_SPAWN_DUP2, devnull, fd) for fd in (0, 1, 2)], setsid=True)
     except OSError:
         pass

@@ -87,11 +87,18 @@ def _stream(handler: Handler) -> int:
         if not line.strip():
             continue
         try:
-            rid, request_env, message = decode_request(line)
+            rid, request_env, message, cwd = decode_request(line)
         except StreamProtocolError as exc:
             out.write(encode_response(-1, 1, "", str(exc)))
             out.flush()
             continue
+        if cwd is not None:
+            try:
+                os.chdir(cwd)
+            except OSError as exc:  # no exec hook could start there: the runner's fault (exit 75)
+                out.write(encode_response(rid, 75, "", f"cannot enter cwd {cwd}: {exc.strerror}\n"))
+                out.flush()
+                continue
         result = invoke(handler, json.dumps(message, ensure_ascii=False), {**os.environ, **request_env})
         out.write(encode_response(rid, result.exit_code, result.stdout, result.stderr))
         out.flush()

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from brainbench.models.corpus import SUITES, Suite
 from brainbench.models.result import HARNESSES, Harness
+from brainbench.models.sandbox import ResourceLimits, check_size
 
 DEFAULT_TIMEOUT_S = 30.0
 LEDGER_RELPATH = Path(".brainbench") / "brainbench-ledger.jsonl"
@@ -159,6 +160,19 @@ class RunConfig(BaseModel):
     seams_file: Path | None = option(None, "seams.toml: per-seam image/command/mode/env/timeout.", flag="--seams")
     seams: dict[str, SeamOverride] = Field(default_factory=dict)
 
+    # --- sandbox: what each seam container may use (models/sandbox.py; Docker seams) ---
+    memory: str = option("512m", "Memory per seam container, no swap on top (Docker syntax: 512m, 2g).")
+    cpus: float = option(1.0, "CPUs per seam container (0: no quota).", ge=0)
+    pids_limit: int = option(256, "Processes per seam container (a fork bomb stops here).", ge=1)
+    call_grace_s: float = option(5.0, "Seconds past a hook's timeout before the runner kills a wedged call "
+                                      "from outside.", flag="--call-grace", ge=0)
+    docker_host: str | None = option(None, "Docker engine endpoint (default: DOCKER_HOST, else the local socket).")
+    brain_container: str | None = option(None, "TCP --database-url with --executor docker: the Postgres container "
+                                               "to attach to the run's internal network (default: the container "
+                                               "whose compose service or name is the URL's host).")
+    container_db_host: str | None = option(None, "TCP --database-url with --executor docker: host[:port] seam "
+                                                 "containers use for the brain (default: the network alias).")
+
     # --- outputs -----------------------------------------------------------------------
     out: Path | None = option(None, "Write the pretty result JSON to this file (atomically).")
     json_out: bool = option(False, "Result JSON on stdout (one line).", flag="--json")
@@ -198,6 +212,14 @@ class RunConfig(BaseModel):
     def _once_each(cls, value: list[str]) -> list[str]:
         return list(dict.fromkeys(value))
 
+    @field_validator("memory")
+    @classmethod
+    def _memory_size(cls, value: str) -> str:
+        try:
+            return check_size(value)
+        except ValueError as exc:
+            raise OptionsError(f"--memory: {exc}") from None
+
     @field_validator("suites", mode="before")
     @classmethod
     def _split_suites(cls, value: object) -> object:
@@ -229,6 +251,11 @@ class RunConfig(BaseModel):
         if self.ledger is None:
             self.ledger = self.project / LEDGER_RELPATH
         return self
+
+    def limits(self) -> ResourceLimits:
+        """The per-seam resource limits these options ask for (handed to providers in RunContext)."""
+        return ResourceLimits(memory=self.memory, cpus=self.cpus or None, pids_limit=self.pids_limit,
+                              call_grace_s=self.call_grace_s)
 
     def default_committed_baseline(self) -> Path | None:
         """The committed baseline of the corpus's project: ``PROJECT/baselines/main.json`` when the

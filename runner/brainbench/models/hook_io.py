@@ -18,6 +18,9 @@ class HookCall:
     payload: bytes
     env: Mapping[str, str]
     timeout_s: float
+    # The working directory the harness starts the hook in (the payload's ``cwd``); None:
+    # the seam's own.  Every provider and mode honours it (tests/executors).
+    cwd: str | None = None
 
 
 @dataclass(frozen=True)

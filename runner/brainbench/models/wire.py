@@ -69,6 +69,9 @@ class StreamRequest(BaseModel):
 
     id: int
     env: dict[str, str] = Field(default_factory=dict)
+    # The working directory a harness would start this call's hook in (the input's
+    # ``cwd``): a stream program answers the request from there, as an exec hook would run.
+    cwd: str | None = None
     input: dict[str, object]
 
 
@@ -107,23 +110,29 @@ def _line(doc: dict[str, object]) -> bytes:
         return (json.dumps(doc) + "\n").encode("ascii")
 
 
-def encode_request(request_id: int, env: Mapping[str, str], input: object) -> bytes:
-    return _line({"id": request_id, "env": dict(env), "input": input})
+def encode_request(request_id: int, env: Mapping[str, str], input: object, cwd: str | None = None) -> bytes:
+    doc: dict[str, object] = {"id": request_id, "env": dict(env), "input": input}
+    if cwd is not None:
+        doc["cwd"] = cwd
+    return _line(doc)
 
 
-def decode_request(line: str | bytes) -> tuple[int, dict[str, str], object]:
-    """(id, env, input) of one request line.  ``input`` is passed on as the hook's stdin
+def decode_request(line: str | bytes) -> tuple[int, dict[str, str], object, str | None]:
+    """(id, env, input, cwd) of one request line.  ``input`` is passed on as the hook's stdin
     would be: a program answers a non-object input exactly as its exec mode would."""
     try:
         doc = json.loads(line)
         request_id = doc["id"]
         env = doc.get("env") or {}
         body = doc["input"]
+        cwd = doc.get("cwd")
         if type(request_id) is not int or not isinstance(env, dict):
             raise TypeError("id must be an integer and env an object")
+        if cwd is not None and not isinstance(cwd, str):
+            raise TypeError("cwd must be a string")
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise StreamProtocolError(f"bad stream request: {exc}") from exc
-    return request_id, {str(k): str(v) for k, v in env.items()}, body
+    return request_id, {str(k): str(v) for k, v in env.items()}, body, cwd
 
 
 def encode_response(request_id: int, exit_code: int, stdout: str, stderr: str = "") -> bytes:

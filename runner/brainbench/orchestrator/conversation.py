@@ -11,9 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tenacity import AsyncRetrying, retry_if_result, stop_after_attempt, wait_exponential
-
 from brainbench.executors.base import SeamProcess
+from brainbench.executors.retry import INFRA_RETRY
 from brainbench.harnesses.grading import Graded, grade
 from brainbench.harnesses.injected import estimate_tokens, slugs_in_text
 from brainbench.harnesses.registry import SeamSpec
@@ -23,7 +22,8 @@ from brainbench.jsstring import trim, without_lone_surrogates
 from brainbench.models.corpus import PublicTurn
 from brainbench.models.hook_io import HookCall, HookOutcome
 
-INFRA_ATTEMPTS = 3
+# Attempts of a call whose outcome is an infrastructure fault (the run's one policy).
+INFRA_ATTEMPTS = INFRA_RETRY.attempts
 
 
 @dataclass(frozen=True)
@@ -66,16 +66,14 @@ class Conversation:
         # cannot go (docs/FIDELITY.md).  Prior context only feeds substring
         # suppression (slugs, whole titles): only a title holding U+FFFD could tell.
         payload = stringify(without_lone_surrogates(message)).encode()
-        call = HookCall(payload, self.env, self.timeout_s)
-        # Infrastructure faults (seam could not start, brain unreachable) are
-        # retried; anything the seam decided is graded as it came, never retried.
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(INFRA_ATTEMPTS),
-            wait=wait_exponential(multiplier=0.2, max=2),
-            retry=retry_if_result(lambda r: grade(r, self.spec.dialect, event).fault == "infra_error"),
-            retry_error_callback=lambda state: state.outcome.result() if state.outcome else None,
-        )
-        outcome: HookOutcome = await retrying(self.process.call, call)
+        # The hook starts in the session's cwd, the one its payload names, as under a harness.
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        call = HookCall(payload, self.env, self.timeout_s, cwd=str(self.workdir))
+        # The one layer that retries a hook call, and only for infrastructure faults (seam
+        # could not run it, brain unreachable); anything the seam decided is graded as it
+        # came, never retried (executors/retry.py).
+        outcome: HookOutcome = await INFRA_RETRY.call_async(
+            self.process.call, call, faulty=lambda r: grade(r, self.spec.dialect, event).fault == "infra_error")
         self.calls += 1
         if self.payload_dir is not None:
             self._keep(payload, outcome, event)

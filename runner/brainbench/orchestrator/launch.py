@@ -44,14 +44,22 @@ def remote_docker(config: RunConfig) -> bool:
     from brainbench.executors.docker.client import resolve_docker_host
     from brainbench.executors.docker.remote import is_remote
 
-    return is_remote(resolve_docker_host())
+    return is_remote(resolve_docker_host(config.docker_host))
 
 
-def make_executor(kind: str, pool_size: int) -> Executor:
+def run_context(config: RunConfig, run_id: str, database_url: str | None, work_root: Path | None,
+                pool_size: int) -> RunContext:
+    """What every provider of this run is given once, at ``prepare``: the options' one way in."""
+    return RunContext(run_id=run_id, database_url=database_url, work_root=work_root, pool_size=pool_size,
+                      limits=config.limits(), brain_container=config.brain_container,
+                      container_db_host=config.container_db_host)
+
+
+def make_executor(kind: str, config: RunConfig, pool_size: int) -> Executor:
     if kind == "docker":
-        from brainbench.executors.docker import DockerExecutor  # lazy: the SDK is an optional extra
+        from brainbench.executors.docker import DockerConfig, DockerExecutor  # lazy: the SDK is an optional extra
 
-        return DockerExecutor(pool_size=pool_size)
+        return DockerExecutor(DockerConfig(docker_host=config.docker_host), pool_size=pool_size)
     from brainbench.executors.local import LocalExecutor
 
     return LocalExecutor(pool_size=pool_size)
@@ -68,7 +76,7 @@ class Providers:
     async def prepare(self) -> None:
         kinds = sorted({provider_for(self.config, h) for h in self.config.harnesses})
         for kind in kinds:
-            self.executors[kind] = make_executor(kind, self.context.pool_size)
+            self.executors[kind] = make_executor(kind, self.config, self.context.pool_size)
         async with anyio.create_task_group() as tg:
             for executor in self.executors.values():
                 tg.start_soon(executor.prepare, self.context)

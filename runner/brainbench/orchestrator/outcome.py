@@ -1,7 +1,7 @@
-"""What one work unit (a fixture or a continuity pair) contributed, and the result built from them.
+"""What one work unit (a fixture or a continuity pair) contributed, kept for the result.
 
-A run and a merge of shard results go through :func:`build_result` alike, so the
-merged document is assembled by the very code that assembles a single run.
+The result document itself is built downstream (``metrics.result.build_result``), by the
+same code for a run and for a merge of shard results.
 """
 
 from __future__ import annotations
@@ -10,22 +10,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from brainbench.models.config import RunConfig
-from brainbench.models.result import (
-    Fault,
-    NotApplicable,
-    Receipt,
-    RunInfo,
-    RunResult,
-    SeamInfo,
-    SeedFailure,
-    TurnRow,
-)
-from brainbench.models.seed import NOT_APPLICABLE_REASON
+from brainbench.models.result import Fault, RunResult, SeedFailure, TurnRow
 from brainbench.models.shard import KeyOutcome
 from brainbench.models.trace import TurnTrace
 from brainbench.models.writeback import ContinuityScore, WriteBackScore
-from brainbench.orchestrator.assemble import assemble_cells, metric_names
 
 
 @dataclass
@@ -62,7 +50,7 @@ class FixtureOutcome:
 
 
 def key_records(keyed: Sequence[tuple[str, FixtureOutcome]]) -> dict[str, KeyOutcome]:
-    """Per-unit records whose indexes point into the rows and faults that :func:`build_result` lays out."""
+    """Per-unit records whose indexes point into the rows and faults that ``build_result`` lays out."""
     records: dict[str, KeyOutcome] = {}
     row_at = fault_at = trace_at = 0
     for key, o in keyed:
@@ -106,50 +94,3 @@ def resumed_outcomes(previous: RunResult, readers: Mapping[str, str]) -> dict[st
 def utc_iso(ts: Any, *, millis: bool = False) -> str:
     text = ts.isoformat(timespec="milliseconds") if millis else ts.isoformat()
     return text.replace("+00:00", "Z")
-
-
-def not_applicable(config: RunConfig, image_seeded: Sequence[str], rows: Sequence[TurnRow],
-                   done: Sequence[FixtureOutcome]) -> list[NotApplicable]:
-    """The write-back and continuity cells image-seeded seams would have had, marked not applicable."""
-    fixtures = {
-        "write-back": list(dict.fromkeys(o.write_back.fixture_id for o in done if o.write_back is not None)),
-        "continuity": list(dict.fromkeys([*(r.fixture_id for r in rows if r.suite == "continuity"),
-                                          *(c.reader_fixture_id for o in done for c in o.continuity.values())])),
-    }
-    return [NotApplicable(harness=h, suite=suite, reason=NOT_APPLICABLE_REASON, fixtures=fixtures[suite])
-            for h in image_seeded for suite in config.suites if suite in fixtures]
-
-
-def build_result(config: RunConfig, *, fixtures_hash: str, harness_sha: str, seams: Sequence[SeamInfo],
-                 keyed: Sequence[tuple[str, FixtureOutcome]], run: dict[str, Any], receipt_ts: str,
-                 meta_extra: dict[str, Any] | None = None) -> RunResult:
-    """The result document of ``keyed`` outcomes, in the order given.
-
-    ``run`` holds the RunInfo fields that describe the process (id, times, executor,
-    jobs, completion); everything graded is derived here from the outcomes alone.
-    """
-    done = [o for _, o in keyed]
-    rows = [r for o in done for r in o.rows]
-    faults = [f for o in done for f in o.faults]
-    image_seeded = [s.harness for s in seams if s.brain_contract is not None]
-    cells = assemble_cells(config, {s.harness: s.seam for s in seams}, rows, done, image_seeded)
-    fault_counts: dict[str, int] = {}
-    for f in faults:
-        fault_counts[f.fault_class] = fault_counts.get(f.fault_class, 0) + 1
-    meta_run = RunInfo.model_validate({
-        "harnesses": list(config.harnesses), "suites": list(config.suites),
-        "completed_fixtures": [k for k, _ in keyed], "seams": list(seams), "fault_counts": fault_counts,
-        **run,
-    })
-    receipt = Receipt(
-        fixtures_hash=fixtures_hash, harness_sha=harness_sha, ts=receipt_ts, cmd_args=config.cmd_args,
-        seed=config.seed, include_holdout=config.include_holdout, llm=config.llm,
-    )
-    from brainbench.metrics.glossary import glossary_for
-
-    return RunResult.model_validate({
-        "receipt": receipt, "cells": cells, "turn_rows": rows,
-        "seed_failures": [o.seed_failure for o in done if o.seed_failure is not None],
-        "_meta": {"metric_glossary": glossary_for(metric_names(cells)), "run": meta_run, "faults": faults,
-                  "not_applicable": not_applicable(config, image_seeded, rows, done), **(meta_extra or {})},
-    })

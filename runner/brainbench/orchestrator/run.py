@@ -37,18 +37,19 @@ from brainbench.brain.server import (
     open_server,
 )
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
-from brainbench.executors.base import ExecutorError, RunContext
+from brainbench.executors.base import ExecutorError
 from brainbench.models.budget import Concurrency
 from brainbench.models.config import RunConfig
 from brainbench.models.result import RunResult, SeamInfo, SeedFailure, TraceInfo
 from brainbench.models.shard import ShardInfo, ShardSpec
 from brainbench.models.trace import CONTEXT_CAP, TurnTrace
 from brainbench.orchestrator.image_seed import SeededSeam, prepare_seeded_seams, seeded_brains
-from brainbench.orchestrator.launch import ActiveSeam, Providers, remote_docker, start_seams
-from brainbench.orchestrator.outcome import FixtureOutcome, build_result, key_records, resumed_outcomes, utc_iso
+from brainbench.orchestrator.launch import ActiveSeam, Providers, remote_docker, run_context, start_seams
+from brainbench.orchestrator.outcome import FixtureOutcome, key_records, resumed_outcomes, utc_iso
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
 from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
 from brainbench.orchestrator.shard import config_fingerprint, pair_key, plan_keys, shard_plan
+from brainbench.orchestrator.stages import RunAborted, Stages
 from brainbench.ownership import sweep_lock_files
 from brainbench.scratch_owner import OWNER_FILE, RUN_PREFIX, owned_scratch_dir, sweep_run_dirs
 from brainbench.version import source_revision
@@ -57,10 +58,6 @@ Progress = Callable[[str], None]
 # A dead runner's lock file outlives it this long, so sweepers in other pid namespaces can
 # still prove its leftovers dead; `brainbench cleanup` removes it at once.
 LOCK_FILE_KEEP_S = 24 * 3600
-
-
-class RunAborted(RuntimeError):
-    """The run cannot produce a valid result (e.g. write-back could not store its page)."""
 
 
 # Expected reasons for a run to stop early: reported in one line, exit 2, with the partial
@@ -84,9 +81,13 @@ def seam_modes(config: RunConfig) -> list[Mode]:
 
 
 class Runner:
+    """Replays the plan through the seams; what comes after (write-back, the result) is ``stages``'
+    (None: a runner that only plans, as ``brainbench run`` uses one to count the work)."""
+
     def __init__(self, config: RunConfig, corpus: Corpus, progress: Progress | None = None,
-                 shard: ShardSpec | None = None) -> None:
+                 shard: ShardSpec | None = None, stages: Stages | None = None) -> None:
         self.config = config
+        self.stages = stages
         self.corpus = corpus
         self.progress = progress or (lambda _: None)
         self.run_id = uuid.uuid4().hex[:10]
@@ -168,7 +169,7 @@ class Runner:
                 out.faults += replay.faults
             out.traces += await self._diagnose(conn, item, replays, report.slug_sources)
         if wants_write_back(item, self.config):
-            out.write_back = await anyio.to_thread.run_sync(self._write_back, conn, item)
+            out.write_back = await anyio.to_thread.run_sync(self._stages.write_back, conn, item)
         return out
 
     @contextlib.asynccontextmanager
@@ -181,21 +182,11 @@ class Runner:
             with anyio.CancelScope(shield=True):  # an interrupted fixture still empties its brain
                 await anyio.to_thread.run_sync(lease.__exit__, None, None, None)
 
-    def _write_back(self, conn: Any, item: LoadedFixture) -> Any:
-        from brainbench.writeback.extractors import BudgetExhaustedError, LlmError
-        from brainbench.writeback.pipeline import run_write_back
-
-        try:
-            return run_write_back(conn, item, self._extractor(item))
-        except (SeedError, BudgetExhaustedError, LlmError) as exc:
-            raise RunAborted(f"write-back failed for {item.fixture_id}: {exc}") from exc
-
-    def _extractor(self, item: LoadedFixture) -> Any:
-        from brainbench.writeback import extractors
-
-        if self.config.llm:
-            return self.llm_extractor
-        return extractors.GoldExtractor(item)
+    @property
+    def _stages(self) -> Stages:
+        if self.stages is None:
+            raise RuntimeError("this Runner only plans: give it stages to run")
+        return self.stages
 
     async def _pair(self, pair: ContinuityPair, dbs: BrainDatabases, workroot: Path) -> FixtureOutcome:
         async with self._brain(dbs) as brain:
@@ -211,7 +202,7 @@ class Runner:
             out.seed_failure = SeedFailure(fixture_id=pair.pair_id, error=str(exc))
             return out
         slug_sources = SeedReport.merge(writer, reader).slug_sources
-        score = await anyio.to_thread.run_sync(self._write_back, conn, pair.writer)
+        score = await anyio.to_thread.run_sync(self._stages.write_back, conn, pair.writer)
         if "write-back" in pair.writer.fixture.suites and "write-back" in self.config.suites:
             out.write_back = score
         # The runner's write-back never reaches an image-seeded brain: continuity is not applicable there.
@@ -222,7 +213,7 @@ class Runner:
             out.rows += replay.rows
             out.faults += replay.faults
             out.continuity[harness] = await anyio.to_thread.run_sync(
-                _score_continuity, conn, pair.reader, replay.injected)
+                self._stages.score_continuity, conn, pair.reader, replay.injected)
         out.traces += await self._diagnose(conn, pair.reader, replays, slug_sources)
         return out
 
@@ -237,13 +228,8 @@ class Runner:
         self.work_root = workroot
         # Warm stream processes per seam: bounded by cores, not jobs (brain/budget.py counts them).
         # The URL only tells providers where the server is (socket or host); hooks never get it.
-        providers = Providers(self.config, RunContext(run_id=self.run_id, database_url=server.database_url("postgres"),
-                                                      work_root=workroot, pool_size=warm_workers(self.jobs)))
-        self.llm_extractor: Any = None
-        if self.config.llm:
-            from brainbench.writeback import extractors
-
-            self.llm_extractor = extractors.LlmExtractor.from_env(self.config.budget_usd)
+        providers = Providers(self.config, run_context(self.config, self.run_id, server.database_url("postgres"),
+                                                       workroot, warm_workers(self.jobs)))
         try:
             # Leftover databases of runs that died on this host (SIGKILL, power loss).
             # Databases and seam processes are independent until the first hook call.
@@ -334,7 +320,7 @@ class Runner:
                 index=self.shard.index, total=self.shard.total, plan=plan_keys(self.full_plan),
                 keys=self.ordered_keys(), fingerprint=config_fingerprint(self.config),
                 outcomes=key_records(keyed))
-        result = build_result(
+        result = self._stages.build_result(
             self.config, fixtures_hash=self.corpus.fixtures_hash, harness_sha=source_revision(),
             seams=self.seam_infos(), keyed=keyed, receipt_ts=utc_iso(self.started_at, millis=True),
             meta_extra=meta_extra,
@@ -355,12 +341,6 @@ class Runner:
 
 def _terminate(signum: int, _frame: object) -> None:
     raise KeyboardInterrupt(signal.Signals(signum).name)
-
-
-def _score_continuity(conn: Any, reader: LoadedFixture, injected: set[str]) -> Any:
-    from brainbench.writeback.continuity import score_continuity
-
-    return score_continuity(conn, reader, injected)
 
 
 def _open_budgeted(config: RunConfig, runner: Runner, notify: Progress) -> PostgresServer:
@@ -384,11 +364,12 @@ def _open_budgeted(config: RunConfig, runner: Runner, notify: Progress) -> Postg
     return open_server(None, max_connections=runner.concurrency.server_max_connections)
 
 
-def run_benchmark(config: RunConfig, corpus: Corpus, progress: Progress | None = None,
+def run_benchmark(config: RunConfig, corpus: Corpus, stages: Stages, progress: Progress | None = None,
                   resume: RunResult | None = None, notify: Progress | None = None,
                   shard: ShardSpec | None = None) -> RunResult:
-    """Run the benchmark; ``notify`` receives the one-line diagnostics (the jobs chosen, warnings)."""
-    runner = Runner(config, corpus, progress, shard)
+    """Run the benchmark with its downstream ``stages`` (``brainbench.pipeline`` composes them);
+    ``notify`` receives the one-line diagnostics (the jobs chosen, warnings)."""
+    runner = Runner(config, corpus, progress, shard, stages)
     if resume is not None:
         runner.resume_from(resume)
     if runner.plan.is_empty:

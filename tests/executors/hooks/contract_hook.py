@@ -46,6 +46,14 @@ def main() -> int:
     for line in sys.stdin:
         request = json.loads(line)
         out, err = io.StringIO(), io.StringIO()
+        try:
+            if request.get("cwd"):  # the stream codec's per-call cwd: answer from there
+                os.chdir(request["cwd"])
+        except OSError:  # as brainbench's own program: exit 75, an infrastructure fault
+            sys.stdout.write(json.dumps({"id": request["id"], "exit_code": 75, "stdout": "",
+                                         "stderr": f"cannot enter cwd {request['cwd']}\n"}) + "\n")
+            sys.stdout.flush()
+            continue
         code = handle(request["input"], {**os.environ, **request.get("env", {})}, out, err)
         sys.stdout.write(json.dumps({"id": request["id"], "exit_code": code, "stdout": out.getvalue(),
                                      "stderr": err.getvalue()}) + "\n")

@@ -5,8 +5,10 @@ request line on it, answered by id, so a call costs a line each way instead of t
 Engine API round trips of a ``docker exec`` (create, attach, inspect).  The hook still
 runs as a fresh process per call, exactly as under ``docker exec``.
 
-Images without a Python 3 interpreter cannot run the server: the handshake fails at
-start and the seam falls back to ``docker exec`` per call (``exec_call``).
+Two servers speak the same protocol: ``call_server.py`` run by the image's own Python 3
+(its source streamed in at start), and, for images without Python, the static binary built
+from ``call_server.c`` and bind-mounted read-only (``static_helper``).  Where neither can
+run, the seam falls back to ``docker exec`` per call (``exec_call``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from ..base import HookCall, HookOutcome
 from ..limits import MAX_OUTPUT_BYTES, LineSplitter, OutputLimitExceeded, decode_stream_text, oversize_outcome
 from .attach import STDOUT, HijackedExec
 from .remote_files import CallFiles
+from .static_helper import TARGET as STATIC_SERVER
 
 if TYPE_CHECKING:
     from .container import SeamContainer
@@ -36,6 +39,7 @@ PIDFILE = "/tmp/.brainbench-call-server.pid"
 # Records the server's pid so the host can kill it (and the hooks it runs are their own groups).
 WRAPPER = 'echo "$$" > "$0"; for py in python3 python; do command -v "$py" >/dev/null 2>&1 && exec "$py" "$@"; done; ' \
           'echo "no python3 in the image" >&2; exit 127'
+STATIC_WRAPPER = 'echo "$$" > "$0"; exec "$@"'
 
 
 # After a cancel request, how long the server has to report the killed call.
@@ -47,8 +51,10 @@ class CallServerError(RuntimeError):
 
 
 class CallServer:
-    def __init__(self, seam: SeamContainer) -> None:
+    def __init__(self, seam: SeamContainer, variant: str = "python") -> None:
         self.seam = seam
+        # "python": call_server.py on the image's interpreter; "static": the mounted binary.
+        self.variant = variant
         self.handle: HijackedExec | None = None
         self._ids = itertools.count(1)
         self._waiting: dict[int, list[bytes | None]] = {}
@@ -58,21 +64,25 @@ class CallServer:
         self.stderr_tail = b""
 
     # -- lifecycle ---------------------------------------------------------------------------
-    def start(self, handshake_s: float) -> None:
+    def start(self, handshake_s: float, in_call: bool = False) -> None:
         seam = self.seam
         api = seam.executor.api
-        cmd = ["/bin/sh", "-c", WRAPPER, PIDFILE, "-c", BOOT]
-        env = {**seam.base_env, "BRAINBENCH_CALL_ARGV": json.dumps(seam.hook_cmd)}
-        exec_id = seam.create_exec(cmd, env)
+        if self.variant == "static":
+            cmd, env = ["/bin/sh", "-c", STATIC_WRAPPER, PIDFILE, STATIC_SERVER, *seam.hook_cmd], seam.base_env
+        else:
+            cmd = ["/bin/sh", "-c", WRAPPER, PIDFILE, "-c", BOOT]
+            env = {**seam.base_env, "BRAINBENCH_CALL_ARGV": json.dumps(seam.hook_cmd)}
+        exec_id = seam.create_exec(cmd, env, in_call=in_call)
         self.handle = HijackedExec.start(api.host, api.api_version, exec_id)
-        self.handle.send(json.dumps(SOURCE).encode() + b"\n")
+        if self.variant == "python":
+            self.handle.send(json.dumps(SOURCE).encode() + b"\n")
         self.alive = True
         threading.Thread(target=self._read, name="bb-call-server", daemon=True).start()
         answer = self._request({"hello": True}, handshake_s)
         if answer is None or not json.loads(answer).get("ready"):
             self.close()
             why = self.stderr_tail.decode("utf-8", "replace").strip() or "no answer"
-            raise CallServerError(f"call server did not start in {seam.image_ref}: {why}")
+            raise CallServerError(f"{self.variant} call server did not start in {seam.image_ref}: {why}")
 
     def close(self) -> None:
         self.alive = False
@@ -139,7 +149,7 @@ class CallServer:
     # -- calls -------------------------------------------------------------------------------
     def write_files(self, files: CallFiles) -> None:
         """Copy a call's files in ahead of it (stream mode on a remote engine)."""
-        raw = self._request({"write_only": True, **files.as_request()}, self.seam.executor.config.exec_grace_s)
+        raw = self._request({"write_only": True, **files.as_request()}, self.seam.executor.limits.call_grace_s)
         doc = json.loads(raw) if raw is not None else {}
         if not doc.get("written"):
             raise CallServerError(f"call server of {self.seam.seam} could not write the call's files: "
@@ -150,8 +160,8 @@ class CallServer:
         started = time.perf_counter()
         request = {"env": seam.executor.container_env(call.env), "timeout_s": max(call.timeout_s, 0.001),
                    "cap": MAX_OUTPUT_BYTES, "stdin": call.payload.decode("utf-8", "surrogateescape"),
-                   **(files.as_request() if files else {})}
-        raw = self._request(request, call.timeout_s + seam.executor.config.exec_grace_s)
+                   "cwd": call.cwd, **(files.as_request() if files else {})}
+        raw = self._request(request, call.timeout_s + seam.executor.limits.call_grace_s)
         elapsed = (time.perf_counter() - started) * 1000
         if raw is None:
             # Dead or wedged server: what ran is unknown, so nothing is graded as the hook's.
@@ -159,6 +169,8 @@ class CallServer:
         doc = json.loads(raw)
         if doc.get("error"):
             raise CallServerError(str(doc["error"]))
+        if doc.get("infra_error"):  # the call could not start as a harness would start it
+            return HookOutcome(None, b"", b"", False, elapsed, infra_error=str(doc["infra_error"]))
         if doc.get("timed_out"):
             return HookOutcome(None, b"", b"", True, elapsed)
         if doc.get("oversize"):

@@ -1,8 +1,10 @@
 """Thin wrapper around the docker SDK: connection, retries for infra faults, helpers.
 
-Only operations that start nothing graded are retried (tenacity): create/start a
-container, create an exec, create/connect a network, inspect.  Starting a hook
-(exec start) is never retried -- a retry could run a graded hook twice.
+Only operations that start nothing graded are retried, by the run's one policy
+(``executors.retry``): create/start a container, create an exec, create/connect a
+network.  Starting a hook (exec start) is never retried -- a retry could run a graded
+hook twice -- and inside a graded call nothing is retried here (the orchestrator retries
+the whole call; see ``executors/retry.py``).
 """
 
 from __future__ import annotations
@@ -12,8 +14,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
-
+from ..retry import INFRA_RETRY, InfraRetry
 from .failures import DockerUnavailable, is_transient
 from .remote import client_kwargs
 
@@ -33,10 +34,10 @@ def resolve_docker_host(explicit: str | None = None) -> str:
 class DockerApi:
     """A connected SDK client plus the endpoint needed for raw attach streams."""
 
-    def __init__(self, host: str | None = None, *, attempts: int = 4) -> None:
+    def __init__(self, host: str | None = None, *, policy: InfraRetry = INFRA_RETRY) -> None:
         # The SDK is imported lazily (in _connect): the CLI must start fast without it.
         self.host = resolve_docker_host(host)
-        self.attempts = max(1, attempts)
+        self.policy = policy
         try:
             self.client: docker.DockerClient = _connect(self.host)
             self.client.ping()
@@ -46,19 +47,8 @@ class DockerApi:
         self.api_version: str = self.api.api_version
 
     def retry(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run an infra operation with exponential backoff on transient faults."""
-        for attempt in Retrying(
-            stop=stop_after_attempt(self.attempts),
-            wait=wait_exponential(multiplier=0.2, max=3),
-            retry=retry_if_exception(is_transient),
-            reraise=True,
-        ):
-            with attempt:
-                if attempt.retry_state.attempt_number > 1:
-                    log.warning("docker: retrying %s (attempt %d)", getattr(fn, "__name__", fn),
-                                attempt.retry_state.attempt_number)
-                return fn(*args, **kwargs)
-        raise AssertionError("unreachable")  # pragma: no cover
+        """Run an infra operation that starts nothing graded, retried on transient engine faults."""
+        return self.policy.call(fn, *args, transient=is_transient, **kwargs)
 
     def close(self) -> None:
         try:
@@ -89,6 +79,6 @@ def _connect(host: str) -> docker.DockerClient:
 def try_connect(host: str | None = None) -> DockerApi | None:
     """A connected client, or None when no engine answers (for skips and doctor)."""
     try:
-        return DockerApi(host, attempts=1)
+        return DockerApi(host, policy=INFRA_RETRY.once())
     except DockerUnavailable:
         return None

@@ -1,8 +1,20 @@
-"""Configuration models for the Docker executor (pydantic, unknown keys rejected)."""
+"""Configuration of the Docker provider itself: the engine, images, the brain's reachability.
+
+What a seam may use (limits) and do (hardening) is the run's, given in ``RunContext``
+(``brainbench.models.sandbox``); the run's options model sets both from the CLI.
+"""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+# Limits and hardening belong to the run (RunContext), not to this provider; re-exported
+# for the callers that build them by hand.
+from brainbench.models.sandbox import HardeningConfig, ResourceLimits
+
+__all__ = ["CONTRACT_VERSION", "DockerConfig", "HardeningConfig", "ResourceLimits"]
 
 # Bumped when the image contract (env names, stream line protocol, labels) changes.
 CONTRACT_VERSION = "1"
@@ -31,24 +43,6 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class HardeningConfig(_Strict):
-    """Container hardening; every default is the hardened choice."""
-
-    read_only_rootfs: bool = True
-    # noexec is deliberately absent: some production hooks unpack helpers into /tmp.
-    tmpfs: dict[str, str] = Field(default_factory=lambda: {"/tmp": "rw,nosuid,nodev,size=64m,mode=1777"})
-    cap_drop: tuple[str, ...] = ("ALL",)
-    no_new_privileges: bool = True
-    pids_limit: int = 256
-    memory: str = "512m"
-    cpus: float | None = 1.0
-    # None: the image's own USER if it is non-root, else ``fallback_user``.
-    user: str | None = None
-    fallback_user: str = "65534:65534"
-    # tini as PID 1 reaps the children that `timeout -s KILL` orphans.
-    init: bool = True
-
-
 class DockerConfig(_Strict):
     """How the Docker executor reaches the engine, the brain and the seam images."""
 
@@ -57,27 +51,17 @@ class DockerConfig(_Strict):
     # The engine does not share this machine's filesystem: nothing is bind-mounted, files
     # are copied in with each call.  None: BRAINBENCH_DOCKER_REMOTE, else tcp/ssh = remote.
     remote: bool | None = None
-    hardening: HardeningConfig = Field(default_factory=HardeningConfig)
-    # The runner's Postgres URL (decides socket bind-mount vs run network).  When None,
-    # RunContext.database_url (else BRAINBENCH_DATABASE_URL in the first SeamLaunch.env).
+    # Callers without a run (doctor, tests): the database the provider prepares for when
+    # ``start`` comes before ``prepare``.  A run gives it in RunContext.database_url.
     database_url: str | None = None
-    # TCP only: container name/id of Postgres to attach to the run network.  None:
-    # auto-detect a running container whose compose service or name equals the URL host.
-    postgres_container: str | None = None
-    # TCP only: replace host[:port] of every BRAINBENCH_DATABASE_URL handed to a
-    # container (e.g. the runner uses 127.0.0.1:5432, containers reach "postgres:5432").
-    container_db_host: str | None = None
-    # Extra seconds the host waits beyond the in-container timeout before it
-    # declares the exec hung (the in-container `timeout` should always fire first).
-    exec_grace_s: float = 5.0
     # Exec mode: run calls through the in-container call server (one attached exec per
-    # container) instead of one ``docker exec`` per call; images without Python 3 fall back.
-    call_server: bool = True
+    # container) instead of one ``docker exec`` per call.  "auto": the Python server where
+    # the image has Python 3, else the static one (when this host can build it), else
+    # ``docker exec``; "python"/"static": only that one; "off": always ``docker exec``.
+    call_server: Literal["auto", "python", "static", "off"] = "auto"
     # Stream mode: seconds each pool slot has to answer its warm-up handshake before the
     # seam fails to start with one clear line (an exec-only image never answers).
     stream_handshake_s: float = 30.0
-    # Infra retries (daemon hiccup, container start); graded calls are never retried.
-    infra_attempts: int = 4
     # Remove leftovers of provably dead runs (by owner label) when the first seam starts.
     sweep_on_start: bool = True
     default_image_prefix: str = "brainbench/"

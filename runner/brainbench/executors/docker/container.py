@@ -91,7 +91,7 @@ class SeamContainer:
     def boot(self) -> None:
         api = self.executor.api
         facts = self.facts = inspect_image(api, self.image_ref)
-        hardening = self.executor.config.hardening
+        hardening = self.executor.hardening
         spec = user_spec(hardening, facts.user)
         if spec and needs_accounts(spec):
             self.accounts = read_accounts(api, self.image_ref, owner_labels(self.executor.run_id))
@@ -131,7 +131,7 @@ class SeamContainer:
     def _create_and_start(self) -> Any:
         ex = self.executor
         target = ex.db_target
-        kwargs = create_kwargs(ex.config.hardening, self.facts.user if self.facts else None, self.accounts)
+        kwargs = create_kwargs(ex.hardening, ex.limits, self.facts.user if self.facts else None, self.accounts)
         if ex.remote:
             # Nothing of this machine can be mounted: the work subtree is a tmpfs owned by the
             # hook user, filled call by call (remote_files); the brain is reached over the network.
@@ -139,7 +139,7 @@ class SeamContainer:
             kwargs["tmpfs"] = {**kwargs["tmpfs"], **remote_tmpfs(self.launch.shared_paths, self.user)}
         else:
             mounts, groups = seam_mounts(list(self.launch.shared_paths), target.socket_dir if target else None,
-                                         self.user)
+                                         self.user, ex.static_helper)
         if groups:
             kwargs["group_add"] = groups
         if ex.network_name:
@@ -171,13 +171,25 @@ class SeamContainer:
         return files_for(payload, self.launch.shared_paths)
 
     def ensure_running(self) -> None:
-        """Bring a dead container back before a call (the hook has not run yet)."""
+        """Bring a dead or vanished container back (no hook of the failed call has run).
+
+        Tried once, never in a loop of its own: whoever asked (a retried set-up step, or the
+        orchestrator's retry of the whole call) tries again (``executors/retry.py``).
+        """
+        from docker.errors import NotFound
+
         with self._lock:
-            self.container.reload()
-            if self.container.status != "running":
-                log.warning("docker: recreating %s container (it was %s)", self.seam, self.container.status)
+            if self.container is not None:
+                try:
+                    self.container.reload()
+                    if self.container.status == "running":
+                        return
+                    was = self.container.status
+                except NotFound:
+                    was = "removed"
+                log.warning("docker: recreating %s container (it was %s)", self.seam, was)
                 self.remove()
-                self.container = self.executor.api.retry(self._create_and_start)
+            self.container = self._create_and_start()
 
     def remove(self) -> None:
         with self._lock:
@@ -187,10 +199,15 @@ class SeamContainer:
                 self.container = None
 
     # -- exec plumbing -----------------------------------------------------------------------
-    def create_exec(self, cmd: list[str], env: Mapping[str, str]) -> str:
+    def create_exec(self, cmd: list[str], env: Mapping[str, str], *, in_call: bool = False) -> str:
+        """An exec in the seam container.  ``in_call``: for a graded call, so not retried here
+        (the orchestrator retries the call); a dead container is still brought back for the
+        next attempt."""
         api = self.executor.api
 
         def create() -> str:
+            if self.container is None:  # an earlier recreate failed: try again now
+                self.ensure_running()
             try:
                 res = api.api.exec_create(self.container.id, cmd, stdin=True, stdout=True, stderr=True,
                                           tty=False, environment=dict(env))
@@ -200,7 +217,7 @@ class SeamContainer:
                 raise
             return str(res["Id"])
 
-        return api.retry(create)
+        return create() if in_call else api.retry(create)
 
     def exit_code(self, exec_id: str) -> int | None:
         # The attach stream can hit EOF a moment before the daemon records the exit.

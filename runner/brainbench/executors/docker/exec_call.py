@@ -32,14 +32,18 @@ KILLED_EXIT = 137
 # The supervisor records its own pid and the timeout's (each leads a process
 # group) in a pidfile, so the host can still kill the call should the in-container
 # timeout itself wedge; the file is removed when the call ends.
-SUPERVISOR = ('pf="$0"; t="$1"; shift; exec 3<&0; timeout -s KILL "$t" "$@" <&3 3<&- & p=$!; exec 3<&-; '
+# The hook starts in the call's cwd, as a harness starts it; a cwd it cannot enter is the
+# runner's fault, reported as exit 75 (backend unavailable: an infrastructure fault).
+SUPERVISOR = ('pf="$0"; t="$1"; d="$2"; shift 2; '
+              'if [ -n "$d" ]; then cd "$d" 2>/dev/null || { echo "cannot enter cwd $d" >&2; exit 75; }; fi; '
+              'exec 3<&0; timeout -s KILL "$t" "$@" <&3 3<&- & p=$!; exec 3<&-; '
               '{ echo "$p $$" > "$pf"; } 2>/dev/null; '
               'wait "$p"; rc=$?; kill -s KILL -- "-$p" 2>/dev/null; rm -f "$pf"; exit "$rc"')
 EXEC_PIDFILE_DIR = "/tmp"
 
 
-def supervised(timeout_s: float, command: Sequence[str], pidfile: str) -> list[str]:
-    return ["/bin/sh", "-c", SUPERVISOR, pidfile, f"{max(timeout_s, 0.001):g}", *command]
+def supervised(timeout_s: float, command: Sequence[str], pidfile: str, cwd: str | None = None) -> list[str]:
+    return ["/bin/sh", "-c", SUPERVISOR, pidfile, f"{max(timeout_s, 0.001):g}", cwd or "", *command]
 
 
 def exec_call(seam: SeamContainer, call: HookCall, command: list[str] | None = None) -> HookOutcome:
@@ -53,7 +57,8 @@ def exec_call(seam: SeamContainer, call: HookCall, command: list[str] | None = N
     env = {**seam.base_env, **ex.container_env(call.env)}
     try:
         pidfile = f"{EXEC_PIDFILE_DIR}/.brainbench-exec-{uuid.uuid4().hex}"
-        exec_id = seam.create_exec(supervised(call.timeout_s, command or seam.hook_cmd, pidfile), env)
+        exec_id = seam.create_exec(supervised(call.timeout_s, command or seam.hook_cmd, pidfile, call.cwd), env,
+                                   in_call=True)
         handle = HijackedExec.start(ex.api.host, ex.api.api_version, exec_id)
     except Exception as exc:
         return infra(exc)
@@ -61,7 +66,7 @@ def exec_call(seam: SeamContainer, call: HookCall, command: list[str] | None = N
     # must not deadlock against a large payload.
     writer = threading.Thread(target=_write_and_close, args=(handle, call.payload), daemon=True)
     writer.start()
-    deadline = time.monotonic() + call.timeout_s + ex.config.exec_grace_s
+    deadline = time.monotonic() + call.timeout_s + ex.limits.call_grace_s
     try:
         stdout, stderr = handle.read_all(deadline)
     except OutputLimitExceeded as exc:
@@ -75,7 +80,7 @@ def exec_call(seam: SeamContainer, call: HookCall, command: list[str] | None = N
         # The in-container timeout should have fired; the exec is wedged.  Kill it
         # from the host side and discard the output like any timeout.
         log.warning("docker: %s exec outlived its in-container timeout by %.1fs; killing it", seam.seam,
-                    ex.config.exec_grace_s)
+                    ex.limits.call_grace_s)
         handle.close()
         seam.kill_by_pidfile(pidfile)
         return HookOutcome(None, b"", b"", True, (time.perf_counter() - start) * 1000)

@@ -1,10 +1,10 @@
-"""Container create options from HardeningConfig: the hardened defaults in one place."""
+"""Container create options from the run's hardening and limits: the hardened defaults in one place."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .config import HardeningConfig
+from .config import HardeningConfig, ResourceLimits
 from .users import Accounts, parse_fallback, resolve_ids
 
 
@@ -19,16 +19,16 @@ def resolve_user(config: HardeningConfig, image_user: str | None, accounts: Acco
     return f"{uid}:{gid}"
 
 
-def create_kwargs(config: HardeningConfig, image_user: str | None, accounts: Accounts | None = None
-                  ) -> dict[str, Any]:
+def create_kwargs(config: HardeningConfig, limits: ResourceLimits, image_user: str | None,
+                  accounts: Accounts | None = None) -> dict[str, Any]:
     kwargs: dict[str, Any] = {
         "read_only": config.read_only_rootfs,
         "tmpfs": dict(config.tmpfs),
         "cap_drop": list(config.cap_drop),
-        "pids_limit": config.pids_limit,
-        "mem_limit": config.memory,
+        "pids_limit": limits.pids_limit,
+        "mem_limit": limits.memory,
         # Equal to mem_limit: no swap on top, so the limit is the limit.
-        "memswap_limit": config.memory,
+        "memswap_limit": limits.memory,
         "user": resolve_user(config, image_user, accounts),
         "init": config.init,
         "tty": False,
@@ -36,6 +36,6 @@ def create_kwargs(config: HardeningConfig, image_user: str | None, accounts: Acc
     }
     if config.no_new_privileges:
         kwargs["security_opt"] = ["no-new-privileges:true"]
-    if config.cpus:
-        kwargs["nano_cpus"] = int(config.cpus * 1e9)
+    if limits.cpus:
+        kwargs["nano_cpus"] = int(limits.cpus * 1e9)
     return kwargs

@@ -4,9 +4,9 @@
 
 The seam's subtree (``workroot/<harness>``: its transcripts, rollouts and cwd) is
 bind-mounted read-only at the same absolute path, since harness messages carry
-absolute paths.  Nothing else of the run is mounted: not the other seams' subtrees,
-the gold, the fixtures or the result files.  On the host the subtree is closed to
-everyone but the runner and the hook's own group.
+absolute paths.  Nothing else of the run is mounted (only our static call server, as one
+read-only file): not the other seams' subtrees, the gold, the fixtures or the result files.
+On the host the subtree is closed to everyone but the runner and the hook's own group.
 """
 
 from __future__ import annotations
@@ -68,8 +68,10 @@ def grant_socket_access(path: str) -> None:
                 os.chmod(path, stat.S_IMODE(st.st_mode) | want)
 
 
-def seam_mounts(shared_paths: list[str], socket_dir: str | None, user: str) -> tuple[list[Any], list[str]]:
-    """Docker mounts for one seam container and the extra groups its hook needs."""
+def seam_mounts(shared_paths: list[str], socket_dir: str | None, user: str,
+                call_server: str | None = None) -> tuple[list[Any], list[str]]:
+    """Docker mounts for one seam container and the extra groups its hook needs
+    (``call_server``: the static call server's host path, mounted read-only)."""
     from docker.types import Mount
 
     mounts: list[Any] = []
@@ -82,6 +84,10 @@ def seam_mounts(shared_paths: list[str], socket_dir: str | None, user: str) -> t
     if socket_dir and os.path.exists(socket_dir) and socket_dir not in shared_paths:
         grant_socket_access(socket_dir)
         mounts.append(Mount(target=socket_dir, source=socket_dir, type="bind", read_only=True))
+    if call_server:
+        from .static_helper import TARGET
+
+        mounts.append(Mount(target=TARGET, source=call_server, type="bind", read_only=True))
     return mounts, sorted(set(groups))
 
 

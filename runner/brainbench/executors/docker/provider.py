@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import shutil
 import socket
 import uuid
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, ClassVar
 
 import anyio
@@ -21,11 +23,12 @@ import anyio
 from ..base import Executor, RunContext, SeamLaunch, SeamProcess
 from .cleanup import owner_labels, remove_labelled, sweep_dead_runs
 from .client import DockerApi, resolve_docker_host
-from .config import LABEL_ROLE, LABEL_RUN_ID, ROLE_BRAIN, DockerConfig
+from .config import LABEL_ROLE, LABEL_RUN_ID, ROLE_BRAIN, DockerConfig, HardeningConfig, ResourceLimits
 from .database import DbTarget, is_loopback, parse_target, rewrite_host
 from .failures import DockerInfraError
 from .remote import is_remote
 from .seam import DockerSeamProcess
+from .static_helper import helper_binary, same_architecture
 
 log = logging.getLogger(__name__)
 
@@ -50,12 +53,14 @@ class DockerExecutor(Executor):
         self.context: RunContext | None = None
         self.db_target: DbTarget | None = None
         self.network_name: str | None = None
-        self.db_host_override: str | None = self.config.container_db_host
+        self.db_host_override: str | None = None
+        # Host path of the static call server, bind-mounted into every seam container.
+        self.static_helper: str | None = None
 
     @property
     def api(self) -> DockerApi:
         if self._api is None:
-            self._api = DockerApi(self.config.docker_host, attempts=self.config.infra_attempts)
+            self._api = DockerApi(self.config.docker_host)
         return self._api
 
     @property
@@ -70,7 +75,16 @@ class DockerExecutor(Executor):
         self.context = context
         self.run_id = context.run_id or self.run_id
         self.pool_size = max(1, context.pool_size)
+        self.db_host_override = context.container_db_host
         await anyio.to_thread.run_sync(self._prepare, self.config.database_url or context.database_url)
+
+    @property
+    def limits(self) -> ResourceLimits:
+        return self.context.limits if self.context else ResourceLimits()
+
+    @property
+    def hardening(self) -> HardeningConfig:
+        return self.context.hardening if self.context else HardeningConfig()
 
     async def start(self, launch: SeamLaunch) -> SeamProcess:
         if self.context is None:
@@ -112,6 +126,11 @@ class DockerExecutor(Executor):
         api = self.api
         if self.config.sweep_on_start:
             sweep_dead_runs(api, current_run_id=self.run_id)
+        # The static server is bind-mounted from this machine: not on an engine that cannot see it.
+        if self.config.call_server in ("auto", "static") and not self.remote:
+            helper = helper_binary()
+            if helper and same_architecture(api.client.info().get("Architecture")):
+                self.static_helper = self._stage_helper(helper)
         if url:
             target = parse_target(url)
             if target.is_socket and self.remote:
@@ -122,6 +141,18 @@ class DockerExecutor(Executor):
             if not target.is_socket:
                 self._prepare_network(target)
             self.db_target = target
+
+    def _stage_helper(self, helper: str) -> str:
+        """Where the engine can bind-mount the static call server from: the run's work root,
+        which the engine must share with the runner anyway (compose mounts it at the same
+        path); the user's cache only for callers without a run (doctor, tests)."""
+        root = self.context.work_root if self.context else None
+        if root is None:
+            return helper
+        staged = Path(root) / ".brainbench-call-server"
+        shutil.copyfile(helper, staged)
+        staged.chmod(0o755)
+        return str(staged)
 
     def _prepare_network(self, target: DbTarget) -> None:
         """Internal (no egress) run network; Postgres is attached to it under an alias.
@@ -137,8 +168,8 @@ class DockerExecutor(Executor):
             raise DockerInfraError(
                 f"Postgres at {target.host}:{target.port} is not a container this executor can attach to "
                 "the run network; publish the Postgres container's port on loopback (docker run -p "
-                "127.0.0.1:PORT:5432) and pass that URL, pass DockerConfig.postgres_container (compose "
-                "service) or use the embedded Unix-socket database")
+                "127.0.0.1:PORT:5432) and pass that URL, pass --brain-container (the compose service) "
+                "or use the embedded Unix-socket database")
         network = api.retry(api.client.networks.create, f"{self.run_id}-db", driver="bridge", internal=pg is not None,
                             labels=owner_labels(self.run_id), check_duplicate=True)
         self.network_name = network.name
@@ -160,8 +191,9 @@ class DockerExecutor(Executor):
 
     def _find_postgres(self, target: DbTarget) -> Any:
         client = self.api.client
-        if self.config.postgres_container:
-            return client.containers.get(self.config.postgres_container)
+        named = self.context.brain_container if self.context else None
+        if named:
+            return client.containers.get(named)
         host = target.host or ""
         candidates = [
             c for c in client.containers.list(ignore_removed=True)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import threading
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -39,9 +41,12 @@ class DockerSeamProcess(SeamProcess):
         self.seam = launch.seam
         self.box = SeamContainer(executor, launch)
         self.pool: StreamPool | None = None
-        # Exec mode: the in-container call server, or None where the image cannot run it
-        # (no Python 3) and every call is a ``docker exec``.
+        # Exec mode: the in-container call server.  ``server_capable`` is decided at start:
+        # False where the image cannot run it (no Python 3) and every call is a ``docker exec``.
         self.server: CallServer | None = None
+        self.server_capable = False
+        self.server_variant = "python"
+        self._restart = threading.Lock()
 
     # -- what callers read -------------------------------------------------------------------
     @property
@@ -78,21 +83,38 @@ class DockerSeamProcess(SeamProcess):
         if self.box.mode == "stream":
             self.pool = StreamPool(self.box, self.executor.pool_size)
             await self.pool.warm(handshake_s)
-            if self.executor.remote and self.executor.config.call_server:
-                # The stream protocol carries no files: on a remote engine the call server
-                # copies each call's transcript in ahead of the request.
-                await anyio.to_thread.run_sync(self._start_server, handshake_s, abandon_on_cancel=True)
-        elif self.executor.config.call_server:
-            await anyio.to_thread.run_sync(self._start_server, handshake_s, abandon_on_cancel=True)
+            if not self.executor.remote:
+                return
+            # The stream protocol carries no files: on a remote engine the call server
+            # copies each call's transcript in ahead of the request.
+        await anyio.to_thread.run_sync(self._choose_server, handshake_s, abandon_on_cancel=True)
 
-    def _start_server(self, handshake_s: float) -> None:
-        server = CallServer(self.box)
+    def _choose_server(self, handshake_s: float) -> None:
+        """Decided once, at start: the first call server variant that answers, else ``docker exec``."""
+        wanted = self.executor.config.call_server
+        variants = {"auto": ["python", "static"], "python": ["python"], "static": ["static"]}.get(wanted, [])
+        if self.executor.static_helper is None and "static" in variants:
+            variants.remove("static")
+        reasons = []
+        for variant in variants:
+            self.server_variant = variant
+            why = self._start_server(handshake_s)
+            if why is None:
+                self.server_capable = True
+                return
+            reasons.append(why)
+        log.info("docker: %s: %s; using docker exec per call", self.seam,
+                 "; ".join(reasons) or f"call server {wanted}")
+
+    def _start_server(self, handshake_s: float, in_call: bool = False) -> str | None:
+        """Start the call server; None when it answers, else why not."""
+        server = CallServer(self.box, self.server_variant)
         try:
-            server.start(handshake_s)
+            server.start(handshake_s, in_call)
         except Exception as exc:
-            log.info("docker: %s: %s; using docker exec per call", self.seam, describe(exc))
-            return
+            return describe(exc)
         self.server = server
+        return None
 
     async def stop(self) -> None:
         await anyio.to_thread.run_sync(self._stop_sync, abandon_on_cancel=True)
@@ -126,45 +148,68 @@ class DockerSeamProcess(SeamProcess):
                 return await self.pool.call(call, obj)
             # Not a JSON object (empty stdin, arrays, garbage): the line protocol cannot
             # carry it verbatim, so that call goes through exec with the exact bytes.
-        server = self.server
-        if server is not None:
-            return await anyio.to_thread.run_sync(self._server_call, server, call, files, abandon_on_cancel=True)
+        if self.server_capable:
+            return await anyio.to_thread.run_sync(self._server_call, call, files, abandon_on_cancel=True)
         if files:
             failed = await anyio.to_thread.run_sync(self._put_files, files, abandon_on_cancel=True)
             if failed is not None:
                 return failed
         return await anyio.to_thread.run_sync(exec_call, self.box, call, abandon_on_cancel=True)
 
+    def _live_server(self) -> CallServer | str:
+        """The running call server, brought back once if it died since the last call (a hook
+        may kill it: same uid); else why it will not come, and the call is an infrastructure
+        fault the orchestrator's retry brings back here."""
+        with self._restart:
+            server = self.server
+            if server is not None and server.alive:
+                return server
+            if server is not None:
+                self.server = None
+                server.close()
+            why = self._start_server(self.executor.config.stream_handshake_s, in_call=True)
+            if why is not None or self.server is None:
+                return f"call server of {self.seam} did not come back: {why}"
+            return self.server
+
+    def _drop_server(self, server: CallServer) -> None:
+        """After an infrastructure fault: a fresh server next time, and a dead container
+        brought back now, so the retried call finds it running."""
+        with self._restart:
+            if self.server is server:
+                self.server = None
+                server.close()
+        with contextlib.suppress(Exception):
+            self.box.ensure_running()
+
     def _put_files(self, files: CallFiles) -> HookOutcome | None:
         """Copy a call's files in before its hook starts; an infra outcome if that failed."""
         started = time.perf_counter()
+        server: CallServer | str | None = self._live_server() if self.server_capable else None
         try:
-            if self.server is not None:
-                self.server.write_files(files)
+            if isinstance(server, str):
+                raise CallServerError(server)
+            if server is not None:
+                server.write_files(files)
             else:
                 write_by_exec(self.box, files)
         except Exception as exc:
-            server = self.server
-            if server is not None:
-                # Same rule as a failed call: a fresh server (or exec writes) for the retry.
-                self.server = None
-                server.close()
-                self._start_server(self.executor.config.stream_handshake_s)
+            if isinstance(server, CallServer):
+                self._drop_server(server)
             return HookOutcome(None, b"", b"", False, (time.perf_counter() - started) * 1000,
                                infra_error=describe(exc))
         return None
 
-    def _server_call(self, server: CallServer, call: HookCall, files: CallFiles | None = None) -> HookOutcome:
+    def _server_call(self, call: HookCall, files: CallFiles | None = None) -> HookOutcome:
         started = time.perf_counter()
+        server = self._live_server()
+        if isinstance(server, str):
+            return HookOutcome(None, b"", b"", False, (time.perf_counter() - started) * 1000, infra_error=server)
         try:
             return server.call(call, files)
         except (CallServerError, OSError, ValueError, KeyError, TypeError) as exc:
-            # An infrastructure fault, never the hook's grade; bring a fresh server up for
-            # the next call (or fall back to docker exec if it will not start).
-            if self.server is server:
-                self.server = None
-                server.close()
-                self._start_server(self.executor.config.stream_handshake_s)
+            # An infrastructure fault, never the hook's grade.
+            self._drop_server(server)
             return HookOutcome(None, b"", b"", False, (time.perf_counter() - started) * 1000,
                                infra_error=describe(exc))
 

@@ -167,12 +167,12 @@ class StreamPool:
                 self._idle.append((slot, session))
             return outcome
 
-    def _start(self, slot: int) -> StreamSession:
+    def _start(self, slot: int, in_call: bool = False) -> StreamSession:
         seam = self.seam
         api = seam.executor.api
         pidfile = f"{STREAM_PIDFILE}.{slot}"
         cmd = ["/bin/sh", "-c", STREAM_WRAPPER, pidfile, *stream_command(seam.hook_cmd)]
-        exec_id = seam.create_exec(cmd, seam.base_env)
+        exec_id = seam.create_exec(cmd, seam.base_env, in_call=in_call)
         handle = HijackedExec.start(api.host, api.api_version, exec_id)
         session = StreamSession(handle, pidfile)
         self.sessions[slot] = session
@@ -191,13 +191,13 @@ class StreamPool:
         start = time.perf_counter()
         try:
             if session is None or not session.alive or self.sessions.get(slot) is not session:
-                session = self._start(slot)
+                session = self._start(slot, in_call=True)
         except Exception as exc:
             return HookOutcome(None, b"", b"", False, (time.perf_counter() - start) * 1000,
                                infra_error=describe(exc)), None
         request_id = session.next_id
         session.next_id += 1
-        line = encode_request(request_id, seam.executor.container_env(call.env), obj)
+        line = encode_request(request_id, seam.executor.container_env(call.env), obj, call.cwd)
         start = time.perf_counter()
         try:
             raw = session.request(line, call.timeout_s)

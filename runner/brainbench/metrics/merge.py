@@ -11,10 +11,11 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
+from brainbench.metrics.result import build_result
 from brainbench.models.config import RunConfig
 from brainbench.models.result import RunResult
 from brainbench.models.shard import ShardInfo
-from brainbench.orchestrator.outcome import FixtureOutcome, build_result
+from brainbench.orchestrator.outcome import FixtureOutcome
 
 
 class MergeError(ValueError):

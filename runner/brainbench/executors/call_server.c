@@ -1,0 +1,556 @@
+/* The in-container call server for images without Python: the same protocol and
+ * semantics as call_server.py, as one static binary (built on the runner's host and
+ * bind-mounted read-only into the seam container; see executors/docker/static_helper.py).
+ *
+ * One JSON request per stdin line, one JSON answer per stdout line, matched by "id":
+ *   {"id", "hello": true}                       -> {"id", "ready": true, "pid"}
+ *   {"cancel": id}                              -> kill that call's process group
+ *   {"id", "env", "stdin", "cwd", "timeout_s", "cap"}
+ *       -> {"id", "exit_code", "stdout", "stderr", "timed_out", "oversize", "run_ms"[, "infra_error"]}
+ * Each call runs in its own thread: the hook (argv of this program) is fork-exec'd as a
+ * fresh process in its own session, fed its stdin, read until both pipes close or the
+ * deadline passes; its whole group is killed when it exits (a leaked child holding the
+ * pipes ends the call), on timeout and over the output cap.  Output is JSON-escaped as
+ * ASCII; bytes that are not UTF-8 travel as \udcXX (Python's surrogateescape).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static char **hook_argv;
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t calls_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define MAX_CALLS 1024
+static struct { long id; pid_t pid; int cancelled; } calls[MAX_CALLS];
+
+/* ---- growable byte buffer ---------------------------------------------------------- */
+typedef struct { char *data; size_t len, cap; } buf_t;
+
+static void buf_add(buf_t *b, const void *src, size_t n) {
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (b->len + n + 1 > cap) cap *= 2;
+        char *grown = realloc(b->data, cap);
+        if (!grown) { perror("call server"); _exit(70); }
+        b->data = grown;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, src, n);
+    b->len += n;
+    b->data[b->len] = 0;
+}
+static void buf_str(buf_t *b, const char *s) { buf_add(b, s, strlen(s)); }
+static void buf_fmt(buf_t *b, const char *fmt, ...) {
+    char tmp[128];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    buf_add(b, tmp, (size_t)(n < (int)sizeof tmp ? n : (int)sizeof tmp - 1));
+}
+
+/* ---- JSON in: just what requests carry ------------------------------------------------ */
+typedef struct { const char *p, *end; int bad; } cur_t;
+
+static void ws(cur_t *c) { while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\r' || *c->p == '\n')) c->p++; }
+
+static void put_utf8(buf_t *b, uint32_t cp) {
+    unsigned char u[4];
+    if (cp >= 0xDC80 && cp <= 0xDCFF) { u[0] = (unsigned char)(cp - 0xDC00); buf_add(b, u, 1); return; }  /* surrogateescape */
+    if (cp < 0x80) { u[0] = (unsigned char)cp; buf_add(b, u, 1); }
+    else if (cp < 0x800) { u[0] = 0xC0 | (cp >> 6); u[1] = 0x80 | (cp & 0x3F); buf_add(b, u, 2); }
+    else if (cp < 0x10000) { u[0] = 0xE0 | (cp >> 12); u[1] = 0x80 | ((cp >> 6) & 0x3F); u[2] = 0x80 | (cp & 0x3F); buf_add(b, u, 3); }
+    else { u[0] = 0xF0 | (cp >> 18); u[1] = 0x80 | ((cp >> 12) & 0x3F); u[2] = 0x80 | ((cp >> 6) & 0x3F); u[3] = 0x80 | (cp & 0x3F); buf_add(b, u, 4); }
+}
+
+static int hex4(cur_t *c, uint32_t *out) {
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        if (c->p >= c->end) return 0;
+        char h = *c->p++;
+        v <<= 4;
+        if (h >= '0' && h <= '9') v |= (uint32_t)(h - '0');
+        else if (h >= 'a' && h <= 'f') v |= (uint32_t)(h - 'a' + 10);
+        else if (h >= 'A' && h <= 'F') v |= (uint32_t)(h - 'A' + 10);
+        else return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+/* A JSON string into ``out`` as bytes (NUL-terminated; may hold NULs). */
+static void parse_string(cur_t *c, buf_t *out) {
+    if (c->p >= c->end || *c->p != '"') { c->bad = 1; return; }
+    c->p++;
+    buf_add(out, "", 0);
+    while (c->p < c->end && *c->p != '"') {
+        if (*c->p != '\\') { buf_add(out, c->p, 1); c->p++; continue; }
+        c->p++;
+        if (c->p >= c->end) break;
+        char e = *c->p++;
+        switch (e) {
+        case 'n': buf_add(out, "\n", 1); break;
+        case 't': buf_add(out, "\t", 1); break;
+        case 'r': buf_add(out, "\r", 1); break;
+        case 'b': buf_add(out, "\b", 1); break;
+        case 'f': buf_add(out, "\f", 1); break;
+        case 'u': {
+            uint32_t cp, lo;
+            if (!hex4(c, &cp)) { c->bad = 1; return; }
+            if (cp >= 0xD800 && cp <= 0xDBFF && c->end - c->p >= 6 && c->p[0] == '\\' && c->p[1] == 'u') {
+                cur_t look = {c->p + 2, c->end, 0};
+                if (hex4(&look, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
+                    c->p = look.p;
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                }
+            }
+            put_utf8(out, cp);
+            break;
+        }
+        default: buf_add(out, &e, 1);
+        }
+    }
+    if (c->p >= c->end) { c->bad = 1; return; }
+    c->p++;
+}
+
+static void skip_value(cur_t *c);
+
+static void skip_container(cur_t *c, char close) {
+    c->p++;
+    ws(c);
+    while (c->p < c->end && *c->p != close && !c->bad) {
+        if (close == '}') {
+            buf_t k = {0};
+            parse_string(c, &k);
+            free(k.data);
+            ws(c);
+            if (c->p >= c->end || *c->p != ':') { c->bad = 1; return; }
+            c->p++;
+        }
+        skip_value(c);
+        ws(c);
+        if (c->p < c->end && *c->p == ',') { c->p++; ws(c); }
+    }
+    if (c->p >= c->end) { c->bad = 1; return; }
+    c->p++;
+}
+
+static void skip_value(cur_t *c) {
+    ws(c);
+    if (c->p >= c->end) { c->bad = 1; return; }
+    if (*c->p == '"') { buf_t s = {0}; parse_string(c, &s); free(s.data); }
+    else if (*c->p == '{') skip_container(c, '}');
+    else if (*c->p == '[') skip_container(c, ']');
+    else while (c->p < c->end && !strchr(",}] \t\r\n", *c->p)) c->p++;
+}
+
+typedef struct {
+    long id, cancel;
+    int has_id, has_cancel, hello, has_cwd;
+    double timeout_s;
+    long cap;
+    buf_t stdin_data, cwd;
+    char **env;  /* "K=V" strings */
+    size_t env_n;
+} request_t;
+
+static int is_literal(cur_t *c, const char *lit) {
+    size_t n = strlen(lit);
+    if ((size_t)(c->end - c->p) >= n && memcmp(c->p, lit, n) == 0) { c->p += n; return 1; }
+    return 0;
+}
+
+static double parse_number(cur_t *c) {
+    char tmp[64];
+    size_t n = 0;
+    while (c->p < c->end && n < sizeof tmp - 1 && strchr("+-0123456789.eE", *c->p)) tmp[n++] = *c->p++;
+    tmp[n] = 0;
+    if (!n) c->bad = 1;
+    return strtod(tmp, NULL);
+}
+
+static void parse_env(cur_t *c, request_t *r) {
+    if (*c->p != '{') { skip_value(c); return; }
+    c->p++;
+    ws(c);
+    while (c->p < c->end && *c->p != '}' && !c->bad) {
+        buf_t kv = {0};
+        parse_string(c, &kv);
+        ws(c);
+        if (c->p >= c->end || *c->p != ':') { c->bad = 1; free(kv.data); return; }
+        c->p++;
+        ws(c);
+        buf_add(&kv, "=", 1);
+        if (c->p < c->end && *c->p == '"') parse_string(c, &kv);
+        else skip_value(c);
+        r->env = realloc(r->env, sizeof(char *) * (r->env_n + 1));
+        r->env[r->env_n++] = kv.data;
+        ws(c);
+        if (c->p < c->end && *c->p == ',') { c->p++; ws(c); }
+    }
+    if (c->p >= c->end) { c->bad = 1; return; }
+    c->p++;
+}
+
+static int parse_request(const char *line, size_t n, request_t *r) {
+    cur_t c = {line, line + n, 0};
+    memset(r, 0, sizeof *r);
+    r->timeout_s = 30.0;
+    r->cap = 1024 * 1024;
+    ws(&c);
+    if (c.p >= c.end || *c.p != '{') return 0;
+    c.p++;
+    ws(&c);
+    while (c.p < c.end && *c.p != '}' && !c.bad) {
+        buf_t key = {0};
+        parse_string(&c, &key);
+        ws(&c);
+        if (c.p >= c.end || *c.p != ':') { free(key.data); return 0; }
+        c.p++;
+        ws(&c);
+        const char *k = key.data ? key.data : "";
+        if (!strcmp(k, "id") && c.p < c.end && *c.p != 'n') { r->id = (long)parse_number(&c); r->has_id = 1; }
+        else if (!strcmp(k, "cancel")) { r->cancel = (long)parse_number(&c); r->has_cancel = 1; }
+        else if (!strcmp(k, "hello")) { r->hello = is_literal(&c, "true"); if (!r->hello) skip_value(&c); }
+        else if (!strcmp(k, "timeout_s")) r->timeout_s = parse_number(&c);
+        else if (!strcmp(k, "cap")) r->cap = (long)parse_number(&c);
+        else if (!strcmp(k, "stdin") && *c.p == '"') parse_string(&c, &r->stdin_data);
+        else if (!strcmp(k, "cwd") && *c.p == '"') { parse_string(&c, &r->cwd); r->has_cwd = r->cwd.len > 0; }
+        else if (!strcmp(k, "env")) parse_env(&c, r);
+        else skip_value(&c);
+        free(key.data);
+        ws(&c);
+        if (c.p < c.end && *c.p == ',') { c.p++; ws(&c); }
+    }
+    return !c.bad && c.p < c.end;
+}
+
+static void free_request(request_t *r) {
+    free(r->stdin_data.data);
+    free(r->cwd.data);
+    for (size_t i = 0; i < r->env_n; i++) free(r->env[i]);
+    free(r->env);
+}
+
+/* ---- JSON out ------------------------------------------------------------------------- */
+static void put_escaped(buf_t *out, const unsigned char *s, size_t n) {
+    buf_add(out, "\"", 1);
+    size_t i = 0;
+    while (i < n) {
+        unsigned char ch = s[i];
+        if (ch < 0x80) {
+            if (ch == '"') buf_str(out, "\\\"");
+            else if (ch == '\\') buf_str(out, "\\\\");
+            else if (ch == '\n') buf_str(out, "\\n");
+            else if (ch == '\r') buf_str(out, "\\r");
+            else if (ch == '\t') buf_str(out, "\\t");
+            else if (ch < 0x20 || ch == 0x7f) buf_fmt(out, "\\u%04x", ch);
+            else buf_add(out, &ch, 1);
+            i++;
+            continue;
+        }
+        /* Strict UTF-8 (no overlongs, no encoded surrogates, <= U+10FFFF), as Python decodes. */
+        uint32_t cp = 0;
+        size_t len = 0;
+        if (ch >= 0xC2 && ch <= 0xDF) { len = 2; cp = ch & 0x1F; }
+        else if (ch >= 0xE0 && ch <= 0xEF) { len = 3; cp = ch & 0x0F; }
+        else if (ch >= 0xF0 && ch <= 0xF4) { len = 4; cp = ch & 0x07; }
+        int ok = len > 0 && i + len <= n;
+        for (size_t j = 1; ok && j < len; j++) {
+            if ((s[i + j] & 0xC0) != 0x80) ok = 0;
+            else cp = (cp << 6) | (s[i + j] & 0x3F);
+        }
+        if (ok && len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ok = 0;
+        if (ok && len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ok = 0;
+        if (!ok) { buf_fmt(out, "\\udc%02x", ch); i++; continue; }
+        if (cp >= 0x10000) {
+            uint32_t v = cp - 0x10000;
+            buf_fmt(out, "\\u%04x\\u%04x", 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF));
+        } else {
+            buf_fmt(out, "\\u%04x", cp);
+        }
+        i += len;
+    }
+    buf_add(out, "\"", 1);
+}
+
+static void send_line(buf_t *line) {
+    buf_add(line, "\n", 1);
+    pthread_mutex_lock(&out_lock);
+    size_t off = 0;
+    while (off < line->len) {
+        ssize_t w = write(1, line->data + off, line->len - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
+        off += (size_t)w;
+    }
+    pthread_mutex_unlock(&out_lock);
+}
+
+/* ---- calls ---------------------------------------------------------------------------- */
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+static char **make_env(request_t *r) {
+    size_t base = 0;
+    while (environ[base]) base++;
+    char **env = calloc(base + r->env_n + 1, sizeof(char *));
+    size_t n = 0;
+    for (size_t i = 0; i < base; i++) {
+        size_t klen = strcspn(environ[i], "=");
+        int overridden = 0;
+        for (size_t j = 0; j < r->env_n; j++)
+            if (strncmp(r->env[j], environ[i], klen + 1) == 0) overridden = 1;
+        if (!overridden) env[n++] = environ[i];
+    }
+    for (size_t j = 0; j < r->env_n; j++) env[n++] = r->env[j];
+    env[n] = NULL;
+    return env;
+}
+
+static int slot_add(long id, pid_t pid) {
+    pthread_mutex_lock(&calls_lock);
+    int found = -1;
+    for (int i = 0; i < MAX_CALLS; i++)
+        if (calls[i].pid == 0) { calls[i].id = id; calls[i].pid = pid; calls[i].cancelled = 0; found = i; break; }
+    pthread_mutex_unlock(&calls_lock);
+    return found;
+}
+
+static int slot_release(int slot) {
+    if (slot < 0) return 0;
+    pthread_mutex_lock(&calls_lock);
+    int cancelled = calls[slot].cancelled;
+    calls[slot].pid = 0;
+    pthread_mutex_unlock(&calls_lock);
+    return cancelled;
+}
+
+static void answer_error(long id, const char *field, const char *text) {
+    buf_t line = {0};
+    buf_fmt(&line, "{\"id\": %ld, \"exit_code\": null, \"stdout\": \"\", \"stderr\": \"\", \"timed_out\": false, "
+                   "\"oversize\": null, \"run_ms\": 0.0, \"%s\": ", id, field);
+    put_escaped(&line, (const unsigned char *)text, strlen(text));
+    buf_add(&line, "}", 1);
+    send_line(&line);
+    free(line.data);
+}
+
+static void *run_call(void *arg) {
+    request_t *r = arg;
+    double started = now_ms();
+    if (r->has_cwd) {
+        struct stat st;
+        if (stat(r->cwd.data, &st) != 0 || !S_ISDIR(st.st_mode) || access(r->cwd.data, X_OK) != 0) {
+            char why[4200];
+            snprintf(why, sizeof why, "cannot enter cwd %s", r->cwd.data);
+            answer_error(r->id, "infra_error", why);
+            free_request(r);
+            free(r);
+            return NULL;
+        }
+    }
+    int in[2], out[2], err[2];
+    if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+        answer_error(r->id, "error", "call server: no pipes");
+        free_request(r);
+        free(r);
+        return NULL;
+    }
+    char **env = make_env(r);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* As Python's subprocess does (restore_signals): the hook gets default dispositions. */
+        signal(SIGPIPE, SIG_DFL);
+        signal(SIGXFSZ, SIG_DFL);
+        setsid();
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        if (r->has_cwd && chdir(r->cwd.data) != 0) _exit(75);
+        execvpe(hook_argv[0], hook_argv, env);
+        const char *msg = "cannot start hook: ";
+        (void)!write(2, msg, strlen(msg));
+        (void)!write(2, strerror(errno), strlen(strerror(errno)));
+        (void)!write(2, "\n", 1);
+        _exit(127);
+    }
+    free(env);
+    close(in[0]);
+    close(out[1]);
+    close(err[1]);
+    if (pid < 0) {
+        close(in[1]); close(out[0]); close(err[0]);
+        answer_error(r->id, "error", "call server: fork failed");
+        free_request(r);
+        free(r);
+        return NULL;
+    }
+    int slot = slot_add(r->id, pid);
+    fcntl(in[1], F_SETFL, O_NONBLOCK);
+    buf_t bufs[2] = {{0}, {0}};
+    const char *names[2] = {"stdout", "stderr"};
+    int fds[2] = {out[0], err[0]};
+    size_t fed = 0;
+    int in_fd = in[1];
+    if (r->stdin_data.len == 0) { close(in_fd); in_fd = -1; }
+    int timed_out = 0, exited = 0;
+    char oversize[64] = "";
+    double deadline = started + r->timeout_s * 1000.0;
+    while ((fds[0] >= 0 || fds[1] >= 0) && !oversize[0]) {
+        double remaining = deadline - now_ms();
+        if (remaining <= 0) { timed_out = 1; break; }
+        struct pollfd pf[3];
+        int map[3], n = 0;
+        for (int k = 0; k < 2; k++) if (fds[k] >= 0) { pf[n].fd = fds[k]; pf[n].events = POLLIN; map[n++] = k; }
+        if (in_fd >= 0) { pf[n].fd = in_fd; pf[n].events = POLLOUT; map[n++] = 2; }
+        /* A hook that exited while a leaked child holds its pipes is noticed within 50 ms. */
+        int wait_ms = remaining < 50 ? (int)remaining + 1 : 50;
+        int got = poll(pf, (nfds_t)n, wait_ms);
+        if (got < 0 && errno != EINTR) break;
+        for (int i = 0; i < n && got > 0; i++) {
+            if (!pf[i].revents) continue;
+            if (map[i] == 2) {
+                ssize_t w = write(in_fd, r->stdin_data.data + fed, r->stdin_data.len - fed);
+                if (w > 0) fed += (size_t)w;
+                if ((w < 0 && errno != EAGAIN) || fed >= r->stdin_data.len || (pf[i].revents & (POLLERR | POLLHUP))) {
+                    close(in_fd);  /* done, or the hook stopped reading: its output still counts */
+                    in_fd = -1;
+                }
+                continue;
+            }
+            int k = map[i];
+            char chunk[65536];
+            ssize_t got_n = read(fds[k], chunk, sizeof chunk);
+            if (got_n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+            if (got_n <= 0) { close(fds[k]); fds[k] = -1; continue; }
+            if ((long)(bufs[k].len + (size_t)got_n) > r->cap) {
+                snprintf(oversize, sizeof oversize, "%s over %ld bytes", names[k], r->cap);
+                break;
+            }
+            buf_add(&bufs[k], chunk, (size_t)got_n);
+        }
+        if (!exited) {
+            siginfo_t info;
+            info.si_pid = 0;
+            if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) {
+                exited = 1;
+                kill(-pid, SIGKILL);  /* the hook is done: what is left of its group is a leak */
+            }
+        }
+    }
+    kill(-pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (in_fd >= 0) close(in_fd);
+    for (int k = 0; k < 2; k++) if (fds[k] >= 0) close(fds[k]);
+    if (slot_release(slot)) timed_out = 1;  /* the host gave up on it: a timeout */
+    double run_ms = now_ms() - started;
+    buf_t line = {0};
+    buf_fmt(&line, "{\"id\": %ld, ", r->id);
+    if (timed_out || oversize[0]) {
+        buf_fmt(&line, "\"exit_code\": null, \"stdout\": \"\", \"stderr\": \"\", \"timed_out\": %s, \"oversize\": ",
+                timed_out ? "true" : "false");
+        if (oversize[0]) put_escaped(&line, (const unsigned char *)oversize, strlen(oversize));
+        else buf_str(&line, "null");
+    } else {
+        int code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+        buf_fmt(&line, "\"exit_code\": %d, \"stdout\": ", code);
+        put_escaped(&line, (const unsigned char *)(bufs[0].data ? bufs[0].data : ""), bufs[0].len);
+        buf_str(&line, ", \"stderr\": ");
+        put_escaped(&line, (const unsigned char *)(bufs[1].data ? bufs[1].data : ""), bufs[1].len);
+        buf_str(&line, ", \"timed_out\": false, \"oversize\": null");
+    }
+    buf_fmt(&line, ", \"run_ms\": %.3f}", run_ms);
+    send_line(&line);
+    free(line.data);
+    free(bufs[0].data);
+    free(bufs[1].data);
+    free_request(r);
+    free(r);
+    return NULL;
+}
+
+static void handle(const char *text, size_t n) {
+    request_t *r = malloc(sizeof *r);
+    if (!parse_request(text, n, r)) {
+        free_request(r);
+        free(r);
+        buf_t line = {0};
+        buf_str(&line, "{\"id\": -1, \"error\": \"bad request\"}");
+        send_line(&line);
+        free(line.data);
+        return;
+    }
+    if (r->has_cancel) {
+        pthread_mutex_lock(&calls_lock);
+        for (int i = 0; i < MAX_CALLS; i++)
+            if (calls[i].pid && calls[i].id == r->cancel) { calls[i].cancelled = 1; kill(-calls[i].pid, SIGKILL); }
+        pthread_mutex_unlock(&calls_lock);
+    } else if (r->hello) {
+        buf_t line = {0};
+        buf_fmt(&line, "{\"id\": %ld, \"ready\": true, \"pid\": %d}", r->id, (int)getpid());
+        send_line(&line);
+        free(line.data);
+    } else {
+        pthread_t thread;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&thread, &attr, run_call, r) == 0) { pthread_attr_destroy(&attr); return; }
+        pthread_attr_destroy(&attr);
+        answer_error(r->id, "error", "call server: no thread");
+    }
+    free_request(r);
+    free(r);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fputs("usage: call-server HOOK [ARG...]\n", stderr);
+        return 64;
+    }
+    hook_argv = argv + 1;
+    signal(SIGPIPE, SIG_IGN);
+    buf_t pending = {0};
+    size_t scanned = 0;  /* bytes of ``pending`` known to hold no newline: framing stays linear */
+    char chunk[65536];
+    for (;;) {
+        ssize_t n = read(0, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        buf_add(&pending, chunk, (size_t)n);
+        size_t start = 0;
+        char *nl;
+        while ((nl = memchr(pending.data + scanned, '\n', pending.len - scanned)) != NULL) {
+            size_t len = (size_t)(nl - (pending.data + start));
+            if (len) handle(pending.data + start, len);
+            start += len + 1;
+            scanned = start;
+        }
+        memmove(pending.data, pending.data + start, pending.len - start);
+        pending.len -= start;
+        scanned = pending.len;
+    }
+    return 0;
+}

@@ -1,0 +1,36 @@
+"""What the orchestrator hands downstream: write-back, continuity scoring, the result document.
+
+Those stages come after the orchestrator in the data flow (orchestrator → write-back →
+metrics → report), so the orchestrator never imports them: it receives them as one
+:class:`Stages` object from the composition that runs a benchmark (``brainbench.pipeline``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from brainbench.corpus.loader import LoadedFixture
+from brainbench.models.config import RunConfig
+from brainbench.models.result import RunResult, SeamInfo
+from brainbench.models.writeback import ContinuityScore, WriteBackScore
+from brainbench.orchestrator.outcome import FixtureOutcome
+
+
+class RunAborted(RuntimeError):
+    """The run cannot produce a valid result (e.g. write-back could not store its page)."""
+
+
+class Stages(Protocol):
+    """The downstream stages one run uses; blocking calls, run in a worker thread."""
+
+    def write_back(self, conn: Any, item: LoadedFixture) -> WriteBackScore:
+        """Write the fixture's conversation back into the leased brain and score it; raises
+        :class:`RunAborted` when the run cannot go on."""
+        ...
+
+    def score_continuity(self, conn: Any, reader: LoadedFixture, injected: set[str]) -> ContinuityScore: ...
+
+    def build_result(self, config: RunConfig, *, fixtures_hash: str, harness_sha: str, seams: Sequence[SeamInfo],
+                     keyed: Sequence[tuple[str, FixtureOutcome]], run: dict[str, Any], receipt_ts: str,
+                     meta_extra: dict[str, Any] | None = None) -> RunResult: ...

@@ -1,0 +1,91 @@
+"""One options model from the command line to the executor: limits set as flags or env land
+in RunConfig once, reach the provider in the RunContext given at ``prepare``, and are what
+the seam container is created with."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from brainbench.cli_options import config_from_cli
+from brainbench.executors.base import RunContext, SeamLaunch
+from brainbench.executors.docker.static_helper import TARGET, helper_binary
+from brainbench.models.config import OptionsError, RunConfig
+from brainbench.models.sandbox import HardeningConfig, ResourceLimits
+from brainbench.orchestrator.launch import run_context
+from engine_probe import docker_or_reason  # type: ignore[import-not-found]
+
+REPO = Path(__file__).resolve().parents[2]
+CLIENT, REASON = docker_or_reason()
+
+
+def test_flags_land_in_the_run_context_once() -> None:
+    config = config_from_cli({"memory": "256M", "cpus": 0.5, "pids_limit": 64, "call_grace_s": 2.0,
+                              "brain_container": "pg", "container_db_host": "postgres:5432"}, [])
+    context = run_context(config, "bb-x", "postgresql://u@/d?host=/tmp", None, 2)
+    assert context.limits == ResourceLimits(memory="256m", cpus=0.5, pids_limit=64, call_grace_s=2.0)
+    assert context.hardening == HardeningConfig()  # hardening is never loosened from the command line
+    assert (context.brain_container, context.container_db_host) == ("pg", "postgres:5432")
+    # Left out: the hardened defaults; --cpus 0 means no quota.
+    assert run_context(RunConfig(), "bb-y", None, None, 1).limits == ResourceLimits()
+    assert RunConfig(cpus=0).limits().cpus is None
+
+
+def test_bad_limits_are_one_line_naming_the_flag() -> None:
+    with pytest.raises(OptionsError, match=r"^--memory: 'lots' is not a size such as 512m or 2g$"):
+        config_from_cli({"memory": "lots"}, [])
+    with pytest.raises(OptionsError, match=r"^--pids-limit: "):
+        config_from_cli({"pids_limit": 0}, [])
+
+
+def test_env_and_flags_reach_the_cli() -> None:
+    env = {**os.environ, "BRAINBENCH_MEMORY": "nonsense"}
+    proc = subprocess.run([sys.executable, "-m", "brainbench.cli", "run", "--quiet"], capture_output=True,
+                          text=True, timeout=120, check=False, cwd=REPO, env=env)
+    assert proc.returncode == 2 and "--memory: 'nonsense' is not a size" in proc.stderr, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    helptext = subprocess.run([sys.executable, "-m", "brainbench.cli", "run", "--help"], capture_output=True,
+                              text=True, timeout=120, check=False, cwd=REPO,
+                              env={**os.environ, "COLUMNS": "200"}).stdout
+    for flag in ("--memory", "--cpus", "--pids-limit", "--call-grace", "--brain-container", "--container-db-host"):
+        assert flag in helptext, flag
+
+
+@pytest.mark.skipif(CLIENT is None, reason=REASON)
+def test_the_container_is_created_with_the_runs_limits(tmp_path: Path) -> None:
+    from brainbench.executors.docker import DockerExecutor
+
+    config = config_from_cli({"memory": "96m", "cpus": 0.5, "pids_limit": 48}, [])
+    run_id = f"bbtest-exec-{uuid.uuid4().hex[:8]}"
+
+    async def main() -> dict[str, Any]:
+        executor = DockerExecutor(run_id=run_id)
+        await executor.prepare(run_context(config, run_id, None, tmp_path, 1))
+        try:
+            seam: Any = await executor.start(SeamLaunch(seam="codex", command=(), mode="exec",
+                                                        image="brainbench/codex:latest", run_id=run_id))
+            return CLIENT.containers.get(seam.container.id).attrs
+        finally:
+            await executor.close()
+
+    attrs = anyio.run(main)
+    host = attrs["HostConfig"]
+    if helper_binary():  # the static call server is staged in the work root, mounted read-only
+        mount = next(m for m in attrs["Mounts"] if m["Destination"] == TARGET)
+        assert mount["Source"] == str(tmp_path / ".brainbench-call-server") and mount["RW"] is False
+    assert host["Memory"] == host["MemorySwap"] == 96 * 1024 * 1024
+    assert host["NanoCpus"] == 500_000_000
+    assert host["PidsLimit"] == 48
+    assert host["ReadonlyRootfs"] is True and host["CapDrop"] == ["ALL"]
+
+
+def test_context_defaults_are_the_hardened_ones() -> None:
+    context = RunContext(run_id="r")
+    assert context.limits.memory == "512m" and context.limits.pids_limit == 256
+    assert context.hardening.read_only_rootfs and context.hardening.cap_drop == ("ALL",)
