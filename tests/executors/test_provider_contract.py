@@ -149,7 +149,8 @@ def test_started_warm_exit_codes_stderr_env(provider: tuple[str, str], request: 
     async def body(h: Harness, p: SeamProcess) -> None:
         if h.mode == "stream":
             # Warm before the first call: every pool worker is already up and answered.
-            assert h.running(p, "hook.py --stream") == 2
+            # The full command: another checkout may run this suite on the same host.
+            assert h.running(p, f"{'/hook.py' if h.kind == 'docker' else HOOK} --stream") == 2
         assert p.mode == h.mode
         if h.kind == "docker" and h.mode == "exec":  # which exec path answers is what was asked for
             assert (p.server is None) is h.fallback  # type: ignore[attr-defined]
