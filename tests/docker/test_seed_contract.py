@@ -355,3 +355,11 @@ def test_a_private_server_is_reachable_by_its_seam_alone(super_memo_image: str, 
     with pgvector_brain(docker_client, private_server_image) as (shared_pg, shared_url):
         anyio.run(_isolation, super_memo_image, memo_image, shared_url, shared_pg, run_id, tmp_path, docker_client)
     assert _left_over(docker_client, run_id) == []
+
+
+def test_doctor_seeds_a_private_server_image_there(super_memo_image: str, private_server_image: str) -> None:
+    proc = _bench("doctor", "--image", super_memo_image)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = " ".join(proc.stdout.split())
+    assert "seed contract init (exec) │ PASS" in text and "happy path (exec) │ PASS" in text
+    assert "private" in text and "FAIL" not in proc.stdout
