@@ -363,3 +363,14 @@ def test_doctor_seeds_a_private_server_image_there(super_memo_image: str, privat
     text = " ".join(proc.stdout.split())
     assert "seed contract init (exec) │ PASS" in text and "happy path (exec) │ PASS" in text
     assert "private" in text and "FAIL" not in proc.stdout
+
+
+def test_a_missing_private_server_image_stops_the_run_in_one_line(super_memo_image: str, corpus: tuple[Path, Path],
+                                                                  tmp_path: Path) -> None:
+    proc = _bench("run", "--fixtures", str(corpus[0]), "--gold", str(corpus[1]), "--image",
+                  f"claude-code={super_memo_image}", "--private-brain-image", "bbtest-brainsrv/no-such-postgres:1",
+                  "--ledger", str(tmp_path / "l.jsonl"), "--quiet", "--fixture", "kta-001-deal-recall")
+    assert proc.returncode == 2
+    assert ("seam claude-code: its image declares a private brain server, whose image "
+            "bbtest-brainsrv/no-such-postgres:1 is not on the engine") in proc.stderr
+    assert "Traceback" not in proc.stderr

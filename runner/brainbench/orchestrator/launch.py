@@ -37,11 +37,12 @@ def provider_for(config: RunConfig, harness: str) -> str:
     return "docker" if config.executor == "docker" or (override and override.image) else "local"
 
 
-def make_executor(kind: str, pool_size: int) -> Executor:
+def make_executor(kind: str, pool_size: int, private_brain_image: str | None = None) -> Executor:
     if kind == "docker":
         from brainbench.executors.docker import DockerExecutor  # lazy: the SDK is an optional extra
+        from brainbench.executors.docker.config import DockerConfig
 
-        return DockerExecutor(pool_size=pool_size)
+        return DockerExecutor(DockerConfig(private_brain_image=private_brain_image), pool_size=pool_size)
     from brainbench.executors.local import LocalExecutor
 
     return LocalExecutor(pool_size=pool_size)
@@ -58,7 +59,7 @@ class Providers:
     async def prepare(self) -> None:
         kinds = sorted({provider_for(self.config, h) for h in self.config.harnesses})
         for kind in kinds:
-            self.executors[kind] = make_executor(kind, self.context.pool_size)
+            self.executors[kind] = make_executor(kind, self.context.pool_size, self.config.private_brain_image)
         async with anyio.create_task_group() as tg:
             for executor in self.executors.values():
                 tg.start_soon(executor.prepare, self.context)

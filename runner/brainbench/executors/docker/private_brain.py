@@ -70,7 +70,8 @@ def start_private_brain(api: DockerApi, run_id: str, seam: str, image: str, star
     except Exception as exc:
         raise DockerInfraError(
             f"seam {seam}: its image declares a private brain server, whose image {image} is not on the engine "
-            f"(build it: scripts/build-images --offline --only postgres-vector; or set {IMAGE_ENV})") from exc
+            f"(build it: scripts/build-images --offline --only postgres-vector; or name another with "
+            f"--private-brain-image or {IMAGE_ENV})") from exc
     network = api.retry(api.client.networks.create, name, driver="bridge", internal=True, labels=labels,
                         check_duplicate=True)
     password = secrets.token_hex(16)
