@@ -293,6 +293,7 @@ def test_a_superuser_init_fails_on_the_shared_server(super_memo_image: str, dock
 
 
 def _probe(process: Any, host: str) -> int | None:
+    """pg_isready from inside the seam, as its hook would try (host: an address or a socket directory)."""
     from brainbench.executors.base import HookCall
 
     outcome = process.run_command(["pg_isready", "-h", host, "-p", "5432", "-t", "3"],
@@ -302,6 +303,7 @@ def _probe(process: Any, host: str) -> int | None:
 
 async def _isolation(super_image: str, plain_image: str, shared_url: str, shared_pg: Any, run_id: str,
                      work: Path, client: Any) -> None:
+    """``shared_pg``: the shared brain's container (TCP), or None for the embedded server's socket."""
     import anyio
     from brainbench.executors.base import RunContext, SeamLaunch
     from brainbench.executors.docker import DockerExecutor
@@ -319,8 +321,14 @@ async def _isolation(super_image: str, plain_image: str, shared_url: str, shared
         private, plain = seams["claude-code"], seams["codex"]
         assert plain.brain_server_url is None and private.brain_server_url is not None
         private_host = private.brain_server_url.rsplit("@", 1)[1].split(":")[0]
-        shared_pg.reload()
-        shared_host = shared_pg.attrs["NetworkSettings"]["Networks"][executor.network_name]["IPAddress"]
+        if shared_pg is not None:
+            shared_pg.reload()
+            shared_host = shared_pg.attrs["NetworkSettings"]["Networks"][executor.network_name]["IPAddress"]
+        else:
+            assert executor.db_target is not None and executor.db_target.socket_dir is not None
+            shared_host = executor.db_target.socket_dir
+            plain_mounts = [m["Destination"] for m in plain.container.attrs["Mounts"]]  # type: ignore[attr-defined]
+            assert shared_host in plain_mounts  # the probe below is not vacuous
 
         mine = ["brainbench.private_brain=1", f"brainbench.run_id={run_id}"]
         brains = client.containers.list(filters={"label": mine})
@@ -374,3 +382,18 @@ def test_a_missing_private_server_image_stops_the_run_in_one_line(super_memo_ima
     assert ("seam claude-code: its image declares a private brain server, whose image "
             "bbtest-brainsrv/no-such-postgres:1 is not on the engine") in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_private_server_seam_never_sees_the_embedded_brains_socket(super_memo_image: str, memo_image: str,
+                                                                      private_server_image: str, docker_client: Any,
+                                                                      run_id: str, tmp_path: Path) -> None:
+    import anyio
+    from brainbench.brain.server import EmbeddedPostgres
+
+    pg = EmbeddedPostgres()
+    try:
+        anyio.run(_isolation, super_memo_image, memo_image, pg.database_url("postgres"), None, run_id, tmp_path,
+                  docker_client)
+    finally:
+        pg.close()
+    assert _left_over(docker_client, run_id) == []
