@@ -62,7 +62,7 @@ def _bench(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]
                           timeout=timeout, check=False, env={**env, "COLUMNS": "250"})
 
 
-def _memo_image(client: Any, tag: str, label: dict[str, Any] | str) -> str:
+def _memo_image(client: Any, tag: str, label: dict[str, Any] | str, init: str = INIT) -> str:
     base = next((ref for ref in SHELL_BASES if _have(client, ref)), None)
     if base is None:
         pytest.skip("no local Debian base with psql and jq; run: scripts/build-images --offline")
@@ -71,7 +71,7 @@ def _memo_image(client: Any, tag: str, label: dict[str, Any] | str) -> str:
         "Dockerfile": f"FROM {base}\nCOPY init seed hook /opt/memo/\nLABEL io.brainbench.brain={json.dumps(text)}\n"
                       'LABEL io.brainbench.contract-version="1" io.brainbench.modes="exec"\n'
                       'USER 65534:65534\nENTRYPOINT ["/opt/memo/hook"]\n',
-        "init": INIT, "seed": SEED, "hook": HOOK})
+        "init": init, "seed": SEED, "hook": HOOK})
 
 
 def _have(client: Any, ref: str) -> bool:
@@ -213,3 +213,187 @@ def test_a_failing_init_is_a_seed_failure_of_every_fixture_of_that_seam(docker_c
         assert "in seam codex" in error and "exited 4" in error and "memo-init: no schema today" in error
     assert not [r for r in result.turn_rows if r.harness == "codex"]
     assert {r.harness for r in result.turn_rows} == {"openclaw", "claude-code"}  # the others are graded
+
+
+# --- "server": "private": a Postgres of the seam's own, whose superuser init, seed and hook get ---
+
+# What only a superuser may do (gbrain's migrations do the like): an event trigger, row-level
+# security that the schema's owner bypasses.  On the shared server's owner role it fails.
+SUPER_INIT = """#!/bin/sh
+set -eu
+psql "$BRAINBENCH_DATABASE_URL" -X -q -v ON_ERROR_STOP=1 -c "SELECT similarity('a', 'a'), gen_random_uuid()" \\
+  -c "DO \\$\\$ BEGIN IF NOT (SELECT rolsuper AND rolbypassrls FROM pg_roles WHERE rolname = current_user)
+      THEN RAISE 'memo-init: not superuser'; END IF; END \\$\\$" \\
+  -c "CREATE FUNCTION memo_ddl() RETURNS event_trigger LANGUAGE plpgsql AS \\$\\$ BEGIN END \\$\\$" \\
+  -c "CREATE EVENT TRIGGER memo_ddl ON ddl_command_end EXECUTE FUNCTION memo_ddl()" \\
+  -c "CREATE TABLE memo (source text, slug text, title text, body text, PRIMARY KEY (source, slug))" \\
+  -c "ALTER TABLE memo ENABLE ROW LEVEL SECURITY" >/dev/null
+"""
+PRIVATE_LABEL = {**LABEL, "server": "private", "extensions": ["pg_trgm", "pgcrypto", "vector"]}
+PRIVATE_IDS = ("kta-001-deal-recall", "ms-001-two-source-alias", "ms-002-nondefault-active")
+
+
+@pytest.fixture(scope="module")
+def private_server_image(docker_client: Any, monkeypatch_module: pytest.MonkeyPatch) -> str:
+    from pgvector_brain import ensure_pgvector_image  # type: ignore[import-not-found]
+
+    image = ensure_pgvector_image(docker_client)
+    monkeypatch_module.setenv("BRAINBENCH_PRIVATE_BRAIN_IMAGE", image)
+    return image
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module() -> Any:
+    with pytest.MonkeyPatch.context() as mp:
+        yield mp
+
+
+@pytest.fixture(scope="module")
+def super_memo_image(docker_client: Any) -> str:
+    return _memo_image(docker_client, "bbtest-seed-memo:private", PRIVATE_LABEL, SUPER_INIT)
+
+
+def _left_over(client: Any, run_id: str) -> list[str]:
+    label = {"label": f"brainbench.run_id={run_id}"}
+    return ([c.name for c in client.containers.list(all=True, filters=label)]
+            + [n.name for n in client.networks.list(filters=label)])
+
+
+def test_a_private_server_seam_runs_a_superuser_init_and_is_graded(
+        super_memo_image: str, memo_image: str, private_server_image: str, corpus: tuple[Path, Path],
+        docker_client: Any, tmp_path: Path) -> None:
+    picks = [x for fid in PRIVATE_IDS for x in ("--fixture", fid)]
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "private").mkdir()
+    _, shared = _run(corpus, tmp_path / "shared", "--image", f"claude-code={memo_image}", *picks)
+    proc, result = _run(corpus, tmp_path / "private", "--image", f"claude-code={super_memo_image}", *picks)
+
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert result.seed_failures == [] and result.meta.faults == []
+    seam = next(s for s in result.meta.run.seams if s.harness == "claude-code")  # type: ignore[union-attr]
+    assert (seam.seam, seam.brain_contract) == ("production", 1)
+    # The same memory system on its own server answers exactly as on the shared one.
+    rows = _rows(result, "claude-code")
+    assert rows and any(r["injected_slugs"] for r in rows)
+    assert rows == _rows(shared, "claude-code")
+    for harness in ("openclaw", "codex"):
+        assert _rows(result, harness) == _rows(shared, harness), harness
+    # The server and its network went with the run.
+    assert _left_over(docker_client, result.meta.run.run_id) == []  # type: ignore[union-attr]
+
+
+def test_a_superuser_init_fails_on_the_shared_server(super_memo_image: str, docker_client: Any,
+                                                     corpus: tuple[Path, Path], tmp_path: Path) -> None:
+    """The same init without "server": "private" runs as an owner role: the gap the private server closes."""
+    image = _memo_image(docker_client, "bbtest-seed-memo:super-shared", {**LABEL, "extensions": ["pg_trgm"]},
+                        SUPER_INIT.replace(", gen_random_uuid()", ""))
+    proc, result = _run(corpus, tmp_path, "--image", f"claude-code={image}", "--fixture", "kta-001-deal-recall")
+    assert proc.returncode == 2
+    assert "memo-init: not superuser" in result.seed_failures[0].error
+
+
+def _probe(process: Any, host: str) -> int | None:
+    """pg_isready from inside the seam, as its hook would try (host: an address or a socket directory)."""
+    from brainbench.executors.base import HookCall
+
+    outcome = process.run_command(["pg_isready", "-h", host, "-p", "5432", "-t", "3"],
+                                  HookCall(payload=b"", env={}, timeout_s=15))
+    return outcome.exit_code
+
+
+async def _isolation(super_image: str, plain_image: str, shared_url: str, shared_pg: Any, run_id: str,
+                     work: Path, client: Any) -> None:
+    """``shared_pg``: the shared brain's container (TCP), or None for the embedded server's socket."""
+    import anyio
+    from brainbench.executors.base import RunContext, SeamLaunch
+    from brainbench.executors.docker import DockerExecutor
+    from brainbench.executors.docker.config import DockerConfig
+
+    executor = DockerExecutor(DockerConfig(database_url=shared_url), run_id=run_id)
+    await executor.prepare(RunContext(run_id=run_id, database_url=shared_url, work_root=work, pool_size=1))
+    seams = {}
+    try:
+        for harness, image in (("claude-code", super_image), ("codex", plain_image)):
+            (work / harness).mkdir()
+            seams[harness] = await executor.start(SeamLaunch(
+                seam=harness, command=(), mode="exec", image=image, shared_paths=(str(work / harness),),
+                run_id=run_id, env={"BRAINBENCH_DATABASE_URL": shared_url}))
+        private, plain = seams["claude-code"], seams["codex"]
+        assert plain.brain_server_url is None and private.brain_server_url is not None
+        private_host = private.brain_server_url.rsplit("@", 1)[1].split(":")[0]
+        if shared_pg is not None:
+            shared_pg.reload()
+            shared_host = shared_pg.attrs["NetworkSettings"]["Networks"][executor.network_name]["IPAddress"]
+        else:
+            assert executor.db_target is not None and executor.db_target.socket_dir is not None
+            shared_host = executor.db_target.socket_dir
+            plain_mounts = [m["Destination"] for m in plain.container.attrs["Mounts"]]  # type: ignore[attr-defined]
+            assert shared_host in plain_mounts  # the probe below is not vacuous
+
+        mine = ["brainbench.private_brain=1", f"brainbench.run_id={run_id}"]
+        brains = client.containers.list(filters={"label": mine})
+        assert len(brains) == 1
+        brain = brains[0].attrs
+        assert brain["Mounts"] == [] and not brain["HostConfig"]["Binds"]  # nothing of the host
+        assert brain["HostConfig"]["CapDrop"] == ["ALL"] and not brain["HostConfig"]["Privileged"]
+        assert not brain["HostConfig"]["PortBindings"]
+        (net,) = brain["NetworkSettings"]["Networks"]
+        assert client.networks.get(net).attrs["Internal"] is True  # no egress
+        seam_box = private.container.attrs
+        assert set(seam_box["NetworkSettings"]["Networks"]) == {net}  # not the run network
+        assert [m["Destination"] for m in seam_box["Mounts"]] == [str(work / "claude-code")]
+
+        # The private seam reaches its server and not the shared brain; the plain seam the reverse.
+        assert await anyio.to_thread.run_sync(_probe, private, private_host) == 0
+        assert await anyio.to_thread.run_sync(_probe, private, shared_host) != 0
+        assert await anyio.to_thread.run_sync(_probe, plain, shared_host) == 0
+        assert await anyio.to_thread.run_sync(_probe, plain, private_host) != 0
+    finally:
+        for process in seams.values():
+            await process.stop()
+        await executor.close()
+
+
+def test_a_private_server_is_reachable_by_its_seam_alone(super_memo_image: str, memo_image: str,
+                                                          private_server_image: str, docker_client: Any,
+                                                          run_id: str, tmp_path: Path) -> None:
+    import anyio
+    from pgvector_brain import pgvector_brain  # type: ignore[import-not-found]
+
+    with pgvector_brain(docker_client, private_server_image) as (shared_pg, shared_url):
+        anyio.run(_isolation, super_memo_image, memo_image, shared_url, shared_pg, run_id, tmp_path, docker_client)
+    assert _left_over(docker_client, run_id) == []
+
+
+def test_doctor_seeds_a_private_server_image_there(super_memo_image: str, private_server_image: str) -> None:
+    proc = _bench("doctor", "--image", super_memo_image)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = " ".join(proc.stdout.split())
+    assert "seed contract init (exec) │ PASS" in text and "happy path (exec) │ PASS" in text
+    assert "private" in text and "FAIL" not in proc.stdout
+
+
+def test_a_missing_private_server_image_stops_the_run_in_one_line(super_memo_image: str, corpus: tuple[Path, Path],
+                                                                  tmp_path: Path) -> None:
+    proc = _bench("run", "--fixtures", str(corpus[0]), "--gold", str(corpus[1]), "--image",
+                  f"claude-code={super_memo_image}", "--private-brain-image", "bbtest-brainsrv/no-such-postgres:1",
+                  "--ledger", str(tmp_path / "l.jsonl"), "--quiet", "--fixture", "kta-001-deal-recall")
+    assert proc.returncode == 2
+    assert ("seam claude-code: its image declares a private brain server, whose image "
+            "bbtest-brainsrv/no-such-postgres:1 is not on the engine") in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_private_server_seam_never_sees_the_embedded_brains_socket(super_memo_image: str, memo_image: str,
+                                                                      private_server_image: str, docker_client: Any,
+                                                                      run_id: str, tmp_path: Path) -> None:
+    import anyio
+    from brainbench.brain.server import EmbeddedPostgres
+
+    pg = EmbeddedPostgres()
+    try:
+        anyio.run(_isolation, super_memo_image, memo_image, pg.database_url("postgres"), None, run_id, tmp_path,
+                  docker_client)
+    finally:
+        pg.close()
+    assert _left_over(docker_client, run_id) == []

@@ -69,6 +69,27 @@ def test_a_missing_extension_is_one_line_naming_it_and_the_image(dbs: BrainDatab
     message = str(info.value)
     assert "\n" not in message
     assert "bbtest-seed-img:2" in message and "'bbtest_no_such_extension'" in message
+    assert "brainbench/postgres-vector" in message  # where to find a server that has them
+
+
+def test_on_a_private_server_init_seed_and_hook_are_its_superuser(dbs: BrainDatabases) -> None:
+    """superuser=True (a server of the seam's own): no owner roles, and what only a superuser may do works."""
+    brains = ImageSeededBrains(dbs, "claude-code", "bbtest-seed-img:4", ["pg_trgm"], superuser=True)
+    url = brains.prepare_template()
+    assert url == dbs.server.database_url(brains.template)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE FUNCTION memo_ddl() RETURNS event_trigger LANGUAGE plpgsql AS $$ BEGIN END $$")
+        conn.execute("CREATE EVENT TRIGGER memo_ddl ON ddl_command_end EXECUTE FUNCTION memo_ddl()")
+        conn.execute("CREATE TABLE memo (slug text)")
+    brains.seal_template()
+    brain = brains.clone()
+    assert brain.url == dbs.server.database_url(brain.name)
+    assert dbs.hook_roles(brain.name) == {}
+    with psycopg.connect(brain.url) as conn:  # the clone carries the trigger
+        assert conn.execute("SELECT evtname FROM pg_event_trigger").fetchall() == [("memo_ddl",)]
+        assert conn.execute("SELECT count(*) FROM memo").fetchone() == (0,)
+    brains.drop(brain)
+    assert brain.name not in [n for n, _, _ in list_brainbench_databases(dbs.server)]
 
 
 def test_a_sweep_takes_a_dead_runs_image_brains_and_roles(pg_server: object) -> None:

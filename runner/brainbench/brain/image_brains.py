@@ -9,6 +9,11 @@ The image keeps its memory in a schema of its own, so its brain cannot be one of
   to a role of that clone alone (``REASSIGN OWNED``), which also owns the clone database.
   The image's ``seed`` and then its hook log in with that role.
 
+On a *private* server (``superuser=True``: a throw-away Postgres of that seam alone,
+``executors/docker/private_brain.py``) there are no owner roles: ``init``, ``seed`` and the
+hook get the server's superuser URL of their database, since what needs a private server
+is a schema only a superuser can create (event triggers, row-level security).
+
 Owner roles are hook roles (``brain/roles.py``): ``NOSUPERUSER NOCREATEDB NOCREATEROLE
 NOINHERIT``, ``CONNECT`` on their own database only, a connection limit and a statement
 timeout.  Every database and role is registered with the run's :class:`BrainDatabases`,
@@ -52,8 +57,10 @@ def seam_ident(seam: str) -> str:
 class ImageSeededBrains:
     """The template and per-fixture clones of one image-seeded seam in one run."""
 
-    def __init__(self, dbs: BrainDatabases, seam: str, image: str, extensions: Sequence[str] = ()) -> None:
+    def __init__(self, dbs: BrainDatabases, seam: str, image: str, extensions: Sequence[str] = (),
+                 superuser: bool = False) -> None:
         self.dbs = dbs
+        self.superuser = superuser
         self.seam = seam
         self.image = image
         self.extensions = tuple(extensions)
@@ -61,9 +68,9 @@ class ImageSeededBrains:
         self.template = f"{self.base}_tpl"
         self._template_role: HookRole | None = None
         self._counter = itertools.count(1)
+        self._prepared = False
 
-    def _new_database(self, conn: psycopg.Connection, name: str, template: str | None = None) -> HookRole:
-        """Create ``name`` (labelled, locked) and its owner role; both are the run's to drop."""
+    def _create(self, conn: psycopg.Connection, name: str, template: str | None) -> None:
         if template is None:
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
         else:
@@ -73,6 +80,10 @@ class ImageSeededBrains:
         self.dbs.adopt(name, {})
         conn.execute(sql.SQL("COMMENT ON DATABASE {} IS {}").format(
             sql.Identifier(name), sql.Literal(roles.label(self.dbs.run_id))))
+
+    def _new_database(self, conn: psycopg.Connection, name: str, template: str | None = None) -> HookRole:
+        """Create ``name`` (labelled, locked) and its owner role; both are the run's to drop."""
+        self._create(conn, name, template)
         roles.lock_database(conn, name)
         made = roles.create_hook_roles(conn, name, [OWNER], self.dbs.run_id,
                                        connection_limit=self.dbs.connection_limit,
@@ -83,10 +94,14 @@ class ImageSeededBrains:
     def prepare_template(self) -> str:
         """Create the template with its extensions; returns the URL ``init`` runs with."""
         with self.dbs.admin() as conn:
-            role = self._template_role = self._new_database(conn, self.template)
-            # CREATE, not ownership: REASSIGN OWNED in a clone must never hand over the template itself.
-            conn.execute(sql.SQL("GRANT CREATE ON DATABASE {} TO {}").format(
-                sql.Identifier(self.template), sql.Identifier(role.name)))
+            if self.superuser:
+                self._create(conn, self.template, None)
+            else:
+                role = self._template_role = self._new_database(conn, self.template)
+                # CREATE, not ownership: REASSIGN OWNED in a clone must never hand over the template itself.
+                conn.execute(sql.SQL("GRANT CREATE ON DATABASE {} TO {}").format(
+                    sql.Identifier(self.template), sql.Identifier(role.name)))
+        self._prepared = True
         with self.dbs.admin(self.template) as conn:
             for extension in self.extensions:
                 try:
@@ -94,27 +109,35 @@ class ImageSeededBrains:
                 except psycopg.Error as exc:
                     raise ExtensionMissing(
                         f"image {self.image} (seam {self.seam}) needs Postgres extension {extension!r}, which the "
-                        f"brain server cannot create: {first_line(exc)}") from exc
+                        f"brain server cannot create: {first_line(exc)}; run against a server that has it, e.g. "
+                        "brainbench/postgres-vector (docs/GBRAIN.md)") from exc
+            if self.superuser:
+                return self.dbs.server.database_url(self.template)
             roles.lock_schema(conn)
             conn.execute(sql.SQL("ALTER SCHEMA public OWNER TO {}").format(sql.Identifier(role.name)))
         return self.dbs.server.role_url(self.template, role.name, role.password)
 
     def seal_template(self) -> None:
         """After ``init``: nobody may connect to the template any more (a copy needs it idle)."""
-        if self._template_role is None:
+        if not self._prepared:
             raise RuntimeError("prepare_template comes first")
         with self.dbs.admin() as conn:
-            conn.execute(sql.SQL("REVOKE ALL ON DATABASE {} FROM {}").format(
-                sql.Identifier(self.template), sql.Identifier(self._template_role.name)))
+            if self._template_role is not None:
+                conn.execute(sql.SQL("REVOKE ALL ON DATABASE {} FROM {}").format(
+                    sql.Identifier(self.template), sql.Identifier(self._template_role.name)))
             # A process init left behind (a daemon, a pool) would make every CREATE … TEMPLATE fail.
             conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s"
                          " AND pid <> pg_backend_pid()", (self.template,))
 
     def clone(self) -> ImageBrain:
         """A fresh copy of the (initialised) template, owned by a role of its own."""
-        if self._template_role is None:
+        if not self._prepared:
             raise RuntimeError("prepare_template comes first")
         name = f"{self.base}_{next(self._counter)}"
+        if self._template_role is None:  # private server: its superuser, no owner role
+            with self.dbs.admin() as conn:
+                self._create(conn, name, self.template)
+            return ImageBrain(name, self.dbs.server.database_url(name))
         with self.dbs.admin() as conn:
             owner = self._new_database(conn, name, self.template)
             conn.execute(sql.SQL("ALTER DATABASE {} OWNER TO {}").format(

@@ -20,7 +20,7 @@ from brainbench.brain.image_brains import ExtensionMissing, ImageSeededBrains
 from brainbench.brain.seed_document import seed_document
 from brainbench.brain.server import PostgresServer
 from brainbench.models.seed import LABEL_BRAIN, BrainContract, BrainContractError, brain_contract_of
-from brainbench.orchestrator.image_seed import run_step, seed_env, stderr_tail
+from brainbench.orchestrator.image_seed import brain_server, run_step, seed_env, stderr_tail
 
 from . import sample
 from .checks import CheckResult, DoctorReport
@@ -49,9 +49,13 @@ async def seeded_brain(report: DoctorReport, proc: Any, server: PostgresServer, 
                        mode: str) -> AsyncIterator[str | None]:
     """The hook URL of a brain the image seeded with doctor's reference fixture; None if it could not."""
     dbs = BrainDatabases(server, f"doctor{uuid.uuid4().hex[:8]}", [])
+    private = contract.server == "private"
+    if private:  # the seam's own server, which its docker provider started with the seam
+        dbs = brain_server(dbs, report.harness, report.image, contract, proc)
     try:
-        await anyio.to_thread.run_sync(dbs.prepare)
-        brains = ImageSeededBrains(dbs, report.harness, report.image, contract.extensions)
+        if not private:
+            await anyio.to_thread.run_sync(dbs.prepare)
+        brains = ImageSeededBrains(dbs, report.harness, report.image, contract.extensions, superuser=private)
         try:
             url = await anyio.to_thread.run_sync(brains.prepare_template)
         except ExtensionMissing as exc:
@@ -81,7 +85,8 @@ async def seeded_brain(report: DoctorReport, proc: Any, server: PostgresServer, 
             return
         report.results.append(CheckResult(
             f"seed contract seed ({mode})", "pass",
-            f"exit 0, {outcome.duration_ms:.0f} ms; the hook now reads that brain as its owner role"))
+            f"exit 0, {outcome.duration_ms:.0f} ms; the hook now reads that brain as "
+            + ("its private server's superuser" if private else "its owner role")))
         yield brain.url
     finally:
         with anyio.CancelScope(shield=True):

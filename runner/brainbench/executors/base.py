@@ -87,6 +87,9 @@ class SeamProcess(abc.ABC):
     mode: InvocationMode = "exec"
     # Set by providers that run images: what the result records as the image's identity.
     image_digest: str | None = None
+    # Superuser URL of a brain server of the seam's own (seed contract ``"server": "private"``),
+    # reachable by the runner and by this seam alone; None when the seam uses the shared server.
+    brain_server_url: str | None = None
 
     @abc.abstractmethod
     async def call(self, call: HookCall) -> HookOutcome: ...

@@ -154,6 +154,9 @@ class RunConfig(BaseModel):
                                              cli_type="str")
     timeout_s: float = option(DEFAULT_TIMEOUT_S, "Per-hook timeout in seconds.", flag="--timeout", gt=0)
     database_url: str | None = option(None, "Use this Postgres instead of the embedded one.")
+    private_brain_image: str | None = option(
+        None, "Postgres image of a private brain server (seed contract \"server\": \"private\"; default "
+              "brainbench/postgres-vector:latest).", metavar="IMAGE")
     images: list[str] = option(default_factory=list, flag="--image", metavar="SEAM=IMAGE",
                                help="SEAM=IMAGE: run a production image behind a seam (repeatable; the env var "
                                     "takes several, space-separated).")

@@ -40,6 +40,12 @@ class BrainContract(BaseModel):
                               "database (stdin closed), e.g. to create the schema.")
     extensions: list[ExtensionName] = Field(
         default_factory=list, description="Created by the runner as superuser in the template before init.")
+    server: Literal["shared", "private"] = Field(
+        default="shared",
+        description="shared: the seam's databases live on the run's brain server, owned by least-privilege roles. "
+        "private: on a Postgres server of the seam's own (a throw-away container on a network only that seam "
+        "reaches; Docker executor), whose superuser URL init, seed and hook get: for systems whose schema "
+        "needs superuser (event triggers, BYPASSRLS).")
     init_timeout_s: float = Field(default=120.0, gt=0, le=3600)
     seed_timeout_s: float = Field(default=60.0, gt=0, le=3600)
 

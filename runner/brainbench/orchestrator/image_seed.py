@@ -6,6 +6,10 @@
 and the in-container ``timeout -s KILL`` kills a hanging command and its process group.
 Not the call server: it needs a Python 3 in the image, and a memory system's image
 need not have one.
+
+A seam whose contract says ``"server": "private"`` keeps its databases on the Postgres
+server its provider started for it alone (``SeamProcess.brain_server_url``), as that
+server's superuser; the run's shared server never sees them.
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ from brainbench.brain.databases import BrainDatabases
 from brainbench.brain.image_brains import ImageBrain, ImageSeededBrains
 from brainbench.brain.seed_document import seed_document
 from brainbench.brain.seeding import SeedError
-from brainbench.executors.base import HookCall, HookOutcome, SeamProcess
+from brainbench.brain.server import ExternalPostgres
+from brainbench.executors.base import ExecutorError, HookCall, HookOutcome, SeamProcess
 from brainbench.models.corpus import Fixture
 from brainbench.models.seed import BrainContract
 from brainbench.orchestrator.launch import ActiveSeam
@@ -83,7 +88,9 @@ async def prepare_seeded_seams(seams: Mapping[str, ActiveSeam], dbs: BrainDataba
         contract = active.brain
         if contract is None:
             continue
-        brains = ImageSeededBrains(dbs, harness, active.info.image or harness, contract.extensions)
+        image = active.info.image or harness
+        brains = ImageSeededBrains(brain_server(dbs, harness, image, contract, active.process), harness, image,
+                                   contract.extensions, superuser=contract.server == "private")
         seam = seeded[harness] = SeededSeam(harness, active, contract, brains)
         url = await anyio.to_thread.run_sync(brains.prepare_template)
         if contract.init:
@@ -93,6 +100,19 @@ async def prepare_seeded_seams(seams: Mapping[str, ActiveSeam], dbs: BrainDataba
                 seam.init_error = f"init ({' '.join(contract.init)}) {failure}"
         await anyio.to_thread.run_sync(brains.seal_template)
     return seeded
+
+
+def brain_server(dbs: BrainDatabases, harness: str, image: str, contract: BrainContract,
+                 process: SeamProcess) -> BrainDatabases:
+    """Where the seam's databases live: the run's shared server, or the seam's private one."""
+    if contract.server != "private":
+        return dbs
+    url = process.brain_server_url
+    if url is None:
+        raise ExecutorError(f"image {image} (seam {harness}) asks for a private brain server (label "
+                            "io.brainbench.brain, \"server\": \"private\"), which only the docker executor starts")
+    return BrainDatabases(ExternalPostgres(url), dbs.run_id, connection_limit=dbs.connection_limit,
+                          statement_timeout_ms=dbs.statement_timeout_ms)
 
 
 def seed_env(url: str, fixture: Fixture) -> dict[str, str]:

@@ -59,7 +59,8 @@ def make_executor(kind: str, config: RunConfig, pool_size: int) -> Executor:
     if kind == "docker":
         from brainbench.executors.docker import DockerConfig, DockerExecutor  # lazy: the SDK is an optional extra
 
-        return DockerExecutor(DockerConfig(docker_host=config.docker_host), pool_size=pool_size)
+        docker = DockerConfig(docker_host=config.docker_host, private_brain_image=config.private_brain_image)
+        return DockerExecutor(docker, pool_size=pool_size)
     from brainbench.executors.local import LocalExecutor
 
     return LocalExecutor(pool_size=pool_size)

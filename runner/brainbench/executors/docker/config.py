@@ -64,5 +64,9 @@ class DockerConfig(_Strict):
     stream_handshake_s: float = 30.0
     # Remove leftovers of provably dead runs (by owner label) when the first seam starts.
     sweep_on_start: bool = True
+    # The Postgres image of a seed-contract seam's private brain server ("server": "private").
+    # None: $BRAINBENCH_PRIVATE_BRAIN_IMAGE, else brainbench/postgres-vector:latest.
+    private_brain_image: str | None = None
+    private_brain_start_s: float = 90.0
     default_image_prefix: str = "brainbench/"
     default_image_tag: str = "latest"

@@ -18,6 +18,8 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from brainbench.models.seed import BrainContractError, brain_contract_of
+
 from ..base import InvocationMode, SeamLaunch
 from .cleanup import owner_labels
 from .config import CONTRACT_VERSION, LABEL_SEAM
@@ -32,6 +34,7 @@ from .failures import (
 from .hardening import create_kwargs, resolve_user, user_spec
 from .image import ImageFacts, inspect_image, read_accounts
 from .mounts import remote_tmpfs, seam_mounts
+from .private_brain import PrivateBrain, private_brain_image, start_private_brain
 from .remote_files import CallFiles, files_for
 from .users import Accounts, UserSpecError, needs_accounts
 
@@ -61,6 +64,15 @@ def stream_command(command: Sequence[str]) -> list[str]:
     return cmd if "--stream" in cmd else [*cmd, "--stream"]
 
 
+def wants_private_brain(image: str, labels: dict[str, str]) -> bool:
+    """The image's seed contract asks for a brain server of its own; a bad label is launch's to report."""
+    try:
+        contract = brain_contract_of(image, labels)
+    except BrainContractError:
+        return False
+    return contract is not None and contract.server == "private"
+
+
 def choose_mode(launch: SeamLaunch, facts: ImageFacts) -> InvocationMode:
     """Stream only where the image declares it, unless the launch asked for it explicitly."""
     if launch.mode == "stream" and launch.mode_from_image and "stream" not in facts.modes:
@@ -85,6 +97,8 @@ class SeamContainer:
         self.base_env: dict[str, str] = {}
         self.container: Any = None
         self.created = 0  # containers created for this seam: 1 in a healthy run
+        # The seam's own brain server, when its image's seed contract asks for one.
+        self.private: PrivateBrain | None = None
         self._lock = threading.RLock()
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -100,6 +114,12 @@ class SeamContainer:
         except UserSpecError as exc:
             raise DockerInfraError(f"{self.image_ref}: {exc}") from exc
         self.mode = choose_mode(self.launch, facts)
+        if self.private is None and wants_private_brain(self.image_ref, facts.labels):
+            cfg = self.executor.config
+            # Before the container: its only network is the private server's.
+            self.private = start_private_brain(api, self.executor.run_id, self.seam,
+                                               private_brain_image(cfg.private_brain_image),
+                                               cfg.private_brain_start_s)
         command = list(self.launch.command)
         if command and command[0] == sys.executable:
             if "-m brainbench.hooks" in " ".join(command):
@@ -138,11 +158,14 @@ class SeamContainer:
             mounts, groups = [], []
             kwargs["tmpfs"] = {**kwargs["tmpfs"], **remote_tmpfs(self.launch.shared_paths, self.user)}
         else:
-            mounts, groups = seam_mounts(list(self.launch.shared_paths), target.socket_dir if target else None,
-                                         self.user, ex.static_helper)
+            # A seam with a private brain server never sees the shared one: no socket, no run network.
+            socket_dir = target.socket_dir if target and self.private is None else None
+            mounts, groups = seam_mounts(list(self.launch.shared_paths), socket_dir, self.user, ex.static_helper)
         if groups:
             kwargs["group_add"] = groups
-        if ex.network_name:
+        if self.private is not None:
+            kwargs["network"] = self.private.network
+        elif ex.network_name:
             kwargs["network"] = ex.network_name
         else:
             # Unix-socket database (or none): the most hardened option, no network at all.
@@ -197,6 +220,13 @@ class SeamContainer:
                 with contextlib.suppress(Exception):
                     self.container.remove(force=True)
                 self.container = None
+
+    def remove_private_brain(self) -> None:
+        """At the seam's stop (the run's close): after its container, which holds the network."""
+        with self._lock:
+            if self.private is not None:
+                self.private.remove(self.executor.api)
+                self.private = None
 
     # -- exec plumbing -----------------------------------------------------------------------
     def create_exec(self, cmd: list[str], env: Mapping[str, str], *, in_call: bool = False) -> str:

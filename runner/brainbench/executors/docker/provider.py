@@ -225,9 +225,14 @@ class DockerExecutor(Executor):
     def container_env(self, env: Mapping[str, str]) -> dict[str, str]:
         """Environment as a container must see it (DB URL rewritten for TCP mode)."""
         out = dict(env)
-        if self.db_host_override and out.get(DB_ENV):
+        if self.db_host_override and out.get(DB_ENV) and self._on_shared_server(out[DB_ENV]):
             out[DB_ENV] = rewrite_host(out[DB_ENV], self.db_host_override)
         return out
+
+    def _on_shared_server(self, url: str) -> bool:
+        """A private brain server's URL (its address on the seam's network) is already the container's."""
+        target, mine = self.db_target, parse_target(url)
+        return target is None or target.is_socket or (mine.host, mine.port) == (target.host, target.port)
 
 
 def _container_port(container: Any, host_port: int | None) -> int | None:

@@ -62,6 +62,10 @@ class DockerSeamProcess(SeamProcess):
         return dict(self.box.facts.labels) if self.box.facts else {}
 
     @property
+    def brain_server_url(self) -> str | None:  # type: ignore[override]
+        return self.box.private.url if self.box.private else None
+
+    @property
     def container(self) -> Any:
         return self.box.container
 
@@ -126,6 +130,7 @@ class DockerSeamProcess(SeamProcess):
         if self.server is not None:
             self.server.alive = False
         self.box.remove()
+        self.box.remove_private_brain()
 
     # -- calls -------------------------------------------------------------------------------
     async def call(self, call: HookCall) -> HookOutcome:
