@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from brainbench.executors.docker.static_helper import TARGET as STATIC_SERVER
 from brainbench.models.result import RunResult
 from image_build import build_image  # type: ignore[import-not-found]
 from reference_corpus import copy_reference_corpus  # type: ignore[import-not-found]
@@ -341,7 +342,9 @@ async def _isolation(super_image: str, plain_image: str, shared_url: str, shared
         assert client.networks.get(net).attrs["Internal"] is True  # no egress
         seam_box = private.container.attrs
         assert set(seam_box["NetworkSettings"]["Networks"]) == {net}  # not the run network
-        assert [m["Destination"] for m in seam_box["Mounts"]] == [str(work / "claude-code")]
+        # Its own work subtree and the runner's read-only static call server, nothing else.
+        assert sorted(m["Destination"] for m in seam_box["Mounts"]) == sorted([str(work / "claude-code"),
+                                                                               STATIC_SERVER])
 
         # The private seam reaches its server and not the shared brain; the plain seam the reverse.
         assert await anyio.to_thread.run_sync(_probe, private, private_host) == 0
