@@ -63,7 +63,9 @@ def test_runs_in_two_pid_namespaces_never_disturb_each_other(server: str, pg_ser
         d.mkdir()
     a = _start(["unshare", "--pid", "--fork", "--kill-child"], a_out, scratch, *extra)
     _under_way(scratch, a)
-    assert a.poll() is None, "run A finished before run B could start: nothing was tested"
+    if a.poll() is not None:
+        raise AssertionError(f"run A ended (exit {a.returncode}) before run B could start: nothing was tested\n"
+                             f"{a.stderr.read() if a.stderr else ''}")
     b = _start([], b_out, scratch, *extra)
     b_err = b.communicate(timeout=600)[1]
     a_err = a.communicate(timeout=600)[1]

@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -23,12 +22,8 @@ REPO = Path(__file__).resolve().parents[2]
 CORPUS = ("--fixtures", str(REPO / "fixtures"), "--gold", str(REPO / "gold"))
 
 
-def cli_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k != "CI"}
-
-
 def brainbench(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = cli_env()
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
     return subprocess.run([sys.executable, "-m", "brainbench.cli", *map(str, args)], capture_output=True, text=True,
                           timeout=900, check=False, env=env, cwd=cwd)
 
@@ -51,19 +46,6 @@ def evidence(trace: Path) -> list[dict[str, Any]]:
     for row in rows:
         row.pop("latency_ms")
     return rows
-
-
-PARALLEL = 2  # shard runs at once: one forked-CLI server each
-
-
-@pytest.fixture(scope="session")
-def forked() -> Iterator[list[ForkedCli]]:
-    servers = [ForkedCli(cli_env()) for _ in range(PARALLEL)]
-    try:
-        yield servers
-    finally:
-        for server in servers:
-            server.close()
 
 
 def run_shards(servers: list[ForkedCli], total: int, root: Path, *extra: str) -> list[Path]:
@@ -127,19 +109,6 @@ def merge_and_check(single: tuple[tuple[str, ...], Path], outs: list[Path], root
 def test_shards_merge_into_the_single_run(single: tuple[tuple[str, ...], Path], total: int, tmp_path: Path,
                                          forked: list[ForkedCli]) -> None:
     merge_and_check(single, run_shards(forked, total, tmp_path, *single[0]), tmp_path)
-
-
-@pytest.mark.timeout(1200)
-def test_two_hundred_shards_merge_into_the_single_run(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path,
-                                                      pg_server: Any, forked: list[ForkedCli]) -> None:
-    # N=200 runs on the gate selection only: 200 CLI runs cost minutes on 2 cores.  One server serves all
-    # 200 processes (in a cluster each shard has its own; this only saves 200 server start-ups); every
-    # run still works in databases and roles of its own.
-    single = single_run((), tmp_path_factory)
-    outs = run_shards(forked, 200, tmp_path, "--database-url", pg_server.admin_url)
-    empty = [p for p in outs if not json.loads(p.read_text())["_meta"]["shard"]["keys"]]
-    assert empty, "N above the number of units leaves empty shards, which are valid"
-    merge_and_check(single, outs, tmp_path)
 
 
 # --- refusals ------------------------------------------------------------------------------------------
