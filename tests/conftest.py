@@ -59,3 +59,43 @@ def brain(brain_dbs: object) -> Iterator[tuple[object, str]]:
     finally:
         conn.close()
         brain_dbs.drop(name)  # type: ignore[attr-defined]
+
+
+# --- running the suite on xdist workers (scripts/test) ------------------------------------------
+
+# Modules whose tests race a deadline, interrupt a run at a moment, or measure the host as a
+# whole (free memory, open files): `serial` keeps them out of the parallel pass, and
+# scripts/test runs them alone afterwards, so another worker's load cannot decide them.
+SERIAL_MODULES = (
+    "docker/test_docker_faults.py",  # a 3.2 s sleep against a 4 s deadline, kill slack in seconds
+    "executors/test_provider_contract.py",  # timeouts that must discard output and kill the group
+    "faults/test_fault_cli.py",  # hook deadlines of a few seconds
+    "faults/test_fault_executor.py",  # "within 10 s, not the daemon's 30 s"
+    "hooks/test_warm_server.py",  # a warm hook server's idle timeout between two calls
+    "load/test_soak.py",  # host-wide memory and open files back where they were
+    "run/test_interrupt.py",  # signals sent a few seconds into a run
+    "security/test_brain_database_errors.py",  # a server killed mid-run, 10 s hook timeout
+    "security/test_concurrent_runs.py",  # run B must start while run A is still under way
+)
+# The longest modules first, so the parallel pass does not end waiting on one of them
+# (xdist hands whole modules to workers in collection order: --dist loadscope).
+LONG_MODULES = (
+    "shard/test_merge_two_hundred.py", "shard/test_merge_cli.py", "docker/test_example_image.py",
+    "gate/test_e2e.py", "load/test_jobs.py", "security/test_brain_hostile_hooks.py",
+    "security/test_container_runs.py", "run/test_cli_contract.py", "run/test_fixture_selection.py",
+    "packaging/test_installed_wheel.py",
+)
+
+
+def _module(item: pytest.Item) -> str:
+    path = Path(str(item.fspath))
+    return path.relative_to(REPO / "tests").as_posix() if path.is_relative_to(REPO / "tests") else str(path)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if _module(item) in SERIAL_MODULES:
+            item.add_marker(pytest.mark.serial)
+    rank = {name: i for i, name in enumerate(LONG_MODULES)}
+    # A stable sort: the order inside a module, and of all other modules, is unchanged.
+    items.sort(key=lambda item: rank.get(_module(item), len(rank)))

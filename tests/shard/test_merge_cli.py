@@ -1,4 +1,9 @@
-"""`run --shard I/N` then `merge`, through the real CLI: the merged result is the single run's."""
+"""`run --shard I/N` then `merge`, through the real CLI: the merged result is the single run's.
+
+The single (reference) runs and every merge start a fresh interpreter; the shard runs, 226
+of them, are forked from one pre-imported CLI (``tests/forked_cli.py``): each is still its
+own process running ``brainbench.cli.main()``, without ~1.5 s of imports apiece.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from forked_cli import ForkedCli  # type: ignore[import-not-found]
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = ("--fixtures", str(REPO / "fixtures"), "--gold", str(REPO / "gold"))
@@ -42,16 +48,18 @@ def evidence(trace: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def run_shards(total: int, root: Path, *extra: str, parallel: int = 1) -> list[Path]:
+def run_shards(servers: list[ForkedCli], total: int, root: Path, *extra: str) -> list[Path]:
     outs = [root / f"shard-{i}-of-{total}.json" for i in range(1, total + 1)]
 
-    def one(index: int) -> None:
-        proc = brainbench("run", *CORPUS, *extra, "--shard", f"{index}/{total}", "--out", outs[index - 1],
-                          "--jobs", "1", "--quiet", cwd=root)
-        assert proc.returncode == 0, proc.stderr
+    def lane(first: int) -> None:
+        server = servers[first]
+        for index in range(first + 1, total + 1, len(servers)):
+            proc = server.run("run", *CORPUS, *extra, "--shard", f"{index}/{total}", "--out", outs[index - 1],
+                              "--jobs", "1", "--quiet", cwd=root)
+            assert proc.returncode == 0, proc.stderr
 
-    with ThreadPoolExecutor(parallel) as pool:
-        list(pool.map(one, range(1, total + 1)))
+    with ThreadPoolExecutor(len(servers)) as pool:
+        list(pool.map(lane, range(min(len(servers), total))))
     return outs
 
 
@@ -98,30 +106,18 @@ def merge_and_check(single: tuple[tuple[str, ...], Path], outs: list[Path], root
 
 
 @pytest.mark.parametrize("total", [1, 2, 3, 7])
-def test_shards_merge_into_the_single_run(single: tuple[tuple[str, ...], Path], total: int, tmp_path: Path) -> None:
-    merge_and_check(single, run_shards(total, tmp_path, *single[0], parallel=2), tmp_path)
-
-
-@pytest.mark.timeout(1200)
-def test_two_hundred_shards_merge_into_the_single_run(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path,
-                                                      pg_server: Any) -> None:
-    # N=200 runs on the gate selection only: 200 CLI runs cost minutes on 2 cores.  One server serves all
-    # 200 processes (in a cluster each shard has its own; this only saves 200 server start-ups); every
-    # run still works in databases and roles of its own.
-    single = single_run((), tmp_path_factory)
-    outs = run_shards(200, tmp_path, "--database-url", pg_server.admin_url, parallel=2)
-    empty = [p for p in outs if not json.loads(p.read_text())["_meta"]["shard"]["keys"]]
-    assert empty, "N above the number of units leaves empty shards, which are valid"
-    merge_and_check(single, outs, tmp_path)
+def test_shards_merge_into_the_single_run(single: tuple[tuple[str, ...], Path], total: int, tmp_path: Path,
+                                         forked: list[ForkedCli]) -> None:
+    merge_and_check(single, run_shards(forked, total, tmp_path, *single[0]), tmp_path)
 
 
 # --- refusals ------------------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
-def three(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+def three(tmp_path_factory: pytest.TempPathFactory, forked: list[ForkedCli]) -> list[Path]:
     root = tmp_path_factory.mktemp("three")
-    return run_shards(3, root, "--suite", "push,continuity", parallel=2)
+    return run_shards(forked, 3, root, "--suite", "push,continuity")
 
 
 def edited(path: Path, tmp_path: Path, name: str, change: Any) -> Path:
