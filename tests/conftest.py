@@ -70,7 +70,9 @@ SERIAL_MODULES = (
     "docker/test_docker_faults.py",  # a 3.2 s sleep against a 4 s deadline, kill slack in seconds
     "executors/test_provider_contract.py",  # timeouts that must discard output and kill the group
     "faults/test_fault_cli.py",  # hook deadlines of a few seconds
+    "faults/test_fault_database.py",  # the brain crash-stopped and restarted under a 30 s hook deadline
     "faults/test_fault_executor.py",  # "within 10 s, not the daemon's 30 s"
+    "executors/test_docker_lifecycle.py",  # a killed seam container must come back within one retry
     "hooks/test_warm_server.py",  # a warm hook server's idle timeout between two calls
     "load/test_soak.py",  # host-wide memory and open files back where they were
     "run/test_interrupt.py",  # signals sent a few seconds into a run
@@ -81,6 +83,7 @@ SERIAL_MODULES = (
 # (xdist hands whole modules to workers in collection order: --dist loadscope).
 LONG_MODULES = (
     "shard/test_merge_two_hundred.py", "shard/test_merge_cli.py", "docker/test_example_image.py",
+    "docker/test_remote_engine.py", "docker/test_perl_memo.py", "docker/test_seed_contract.py",
     "gate/test_e2e.py", "load/test_jobs.py", "security/test_brain_hostile_hooks.py",
     "security/test_container_runs.py", "run/test_cli_contract.py", "run/test_fixture_selection.py",
     "packaging/test_installed_wheel.py",
