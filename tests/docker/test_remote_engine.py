@@ -4,49 +4,19 @@ Postgres container on that engine, results come back over the API."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
+from gate_runs import cli_run, graded, missing_images  # type: ignore[import-not-found]
 from second_engine import copy_images, second_engine  # type: ignore[import-not-found]
 
 REPO = Path(__file__).resolve().parents[2]
 SEAMS = ("openclaw", "claude-code", "codex")
 IMAGES = [f"brainbench/{s}:latest" for s in SEAMS] + ["brainbench/postgres:latest"]
-
-
-def _missing_images() -> list[str]:
-    import docker
-
-    client = docker.from_env(version="auto")
-    missing = []
-    for name in IMAGES:
-        try:
-            client.images.get(name)
-        except docker.errors.ImageNotFound:
-            missing.append(name)
-    return missing
-
-
-def _run(out: Path, docker_host: str | None, *args: str) -> dict[str, Any]:
-    env = {k: v for k, v in os.environ.items() if k != "CI"}
-    if docker_host:
-        env["DOCKER_HOST"] = docker_host
-    proc = subprocess.run([sys.executable, "-m", "brainbench.cli", "run", "--quiet", "--out", str(out), *args],
-                          capture_output=True, text=True, timeout=1800, check=False, env=env, cwd=REPO)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(out.read_text())
-
-
-def _graded(doc: dict[str, Any]) -> tuple[Any, Any]:
-    rows = [{k: v for k, v in r.items() if k != "latency_ms"} for r in doc["turn_rows"]]
-    return doc["cells"], rows
 
 
 class Watcher(threading.Thread):
@@ -71,10 +41,10 @@ class Watcher(threading.Thread):
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("dockerd") is None,
                     reason="starting a second Docker engine needs root and dockerd")
 def test_gate_run_through_a_remote_engine_equals_the_local_run_without_bind_mounts(tmp_path: Path) -> None:
-    missing = _missing_images()
+    missing = missing_images(IMAGES)
     if missing:
         pytest.skip(f"images not built ({', '.join(missing)}): run scripts/build-images --offline")
-    local = _run(tmp_path / "local.json", None)
+    local = cli_run(tmp_path / "local.json")
     docker0 = Path("/sys/class/net/docker0")
     had_docker0 = docker0.exists()
     with second_engine() as (host, client):
@@ -84,14 +54,14 @@ def test_gate_run_through_a_remote_engine_equals_the_local_run_without_bind_moun
         watcher = Watcher(client)
         watcher.start()
         try:
-            remote = _run(tmp_path / "remote.json", host, "--executor", "docker")
+            remote = cli_run(tmp_path / "remote.json", "--executor", "docker", docker_host=host)
         finally:
             watcher.stop.set()
             watcher.join(10)
         left = client.api.containers(all=True, filters={"label": "brainbench.managed=1"})
         networks = client.api.networks(filters={"label": "brainbench.managed=1"})
 
-    assert _graded(remote) == _graded(local)
+    assert graded(remote) == graded(local)
     assert {s["executor"] for s in remote["_meta"]["run"]["seams"]} == {"docker"}
 
     roles = {c["Config"]["Labels"].get("brainbench.seam") or c["Config"]["Labels"].get("brainbench.role")

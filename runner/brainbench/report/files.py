@@ -17,20 +17,7 @@ RESULT_MODE = 0o644
 
 def atomic_write(path: Path, text: str) -> None:
     """Write via a temp file in the same directory and rename: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        # mkstemp creates 0600; a result is for everyone who can read the directory
-        # (a CI step, a compose user other than the one in the container).
-        os.fchmod(fd, RESULT_MODE)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_lines(path, [text])
 
 
 def atomic_write_lines(path: Path, lines: Iterable[str]) -> str:
