@@ -14,7 +14,6 @@ import pytest
 from gate_runs import cli_run, graded, missing_images  # type: ignore[import-not-found]
 from second_engine import copy_images, second_engine  # type: ignore[import-not-found]
 
-REPO = Path(__file__).resolve().parents[2]
 SEAMS = ("openclaw", "claude-code", "codex")
 IMAGES = [f"brainbench/{s}:latest" for s in SEAMS] + ["brainbench/postgres:latest"]
 
