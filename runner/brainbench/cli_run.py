@@ -178,9 +178,9 @@ def _run_and_report(config: RunConfig, corpus, shard=None) -> int:  # type: igno
     except RUN_FAILURES as exc:
         partial = getattr(exc, "partial", None)
         if partial is not None and config.out is not None and partial.meta.run is not None:
-            from brainbench.report.files import atomic_write, result_pretty
+            from brainbench.report.files import write_result
 
-            atomic_write(config.out, result_pretty(partial))
+            write_result(config.out, partial)
             _err(f"run failed: {exc} (partial result of {len(partial.meta.run.completed_fixtures)} fixture(s) "
                  f"written to {config.out}; continue with --resume {config.out})")
         else:
@@ -200,7 +200,7 @@ def report_result(result, config: RunConfig,  # type: ignore[no-untyped-def]
     """Gate, write ``--out`` and the ledger, print the scoreboard; the exit code of a finished run."""
     from brainbench.gate.flow import apply_gate, ci_from_env
     from brainbench.gate.markdown import render_gate_section
-    from brainbench.report.files import append_ledger, atomic_write, result_compact, result_pretty
+    from brainbench.report.files import append_ledger, result_compact, write_result
     from brainbench.report.scoreboard import render_markdown, render_table
 
     report = apply_gate(
@@ -220,7 +220,7 @@ def report_result(result, config: RunConfig,  # type: ignore[no-untyped-def]
         from brainbench.report.trace_file import write_trace
 
         write_trace(config.out, result)
-        atomic_write(config.out, result_pretty(result))
+        write_result(config.out, result)
     _report_artefacts(result, config)
     # Every run leaves one line in the project's .brainbench/ (gbrain keeps .gbrain-evals/), never
     # next to --out: that is often a shared temp dir.
@@ -293,7 +293,7 @@ def resumable(path: Path, config: RunConfig, fixtures_hash: str):  # type: ignor
 
 
 def _report_interrupted(result, config: RunConfig) -> int:  # type: ignore[no-untyped-def]
-    from brainbench.report.files import atomic_write, result_pretty
+    from brainbench.report.files import write_result
     from brainbench.report.scoreboard import render_markdown
 
     run = result.meta.run
@@ -309,7 +309,7 @@ def _report_interrupted(result, config: RunConfig) -> int:  # type: ignore[no-un
         from brainbench.report.trace_file import write_trace
 
         write_trace(config.out, result)
-        atomic_write(config.out, result_pretty(result))
+        write_result(config.out, result)
         _err(f"interrupted by {run.interrupted_by}: partial result ({len(run.completed_fixtures)} fixtures) "
              f"written to {config.out}; continue with --resume {config.out}")
     else:

@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 __all__ = [
+    "js_json_chunks",
     "js_json_dumps",
     "js_math_round",
     "js_number",
@@ -151,7 +152,48 @@ def js_json_dumps(
     order a JS object enumerates them in regardless of insertion order.
     ``default`` converts otherwise unsupported values (like ``json.dumps``).
     """
+    return _encoder(" " * indent if indent else "", js_key_order, default)(obj, "")
+
+
+def js_json_chunks(obj: Any, indent: int | None = 2, *, depth: int = 2) -> Iterator[str]:
+    """``js_json_dumps(obj, indent)`` in pieces: the same text, never held whole.
+
+    The outer ``depth`` levels of containers are laid out here, one member at a time;
+    deeper values are encoded whole.  A large result (thousands of turn rows) is written
+    row by row, so the runner's peak memory does not grow with the document.
+    """
     gap = " " * indent if indent else ""
+    enc = _encoder(gap, True, None)
+
+    def walk(value: Any, current: str, level: int) -> Iterator[str]:
+        if level >= depth or not isinstance(value, Mapping | list | tuple) or not value:
+            yield enc(value, current)
+            return
+        inner = current + gap
+        if isinstance(value, Mapping):
+            keys = [str(k) for k in value]
+            if len(set(keys)) != len(keys):
+                raise ValueError("mapping has keys that collide as strings")
+            lookup = {str(k): v for k, v in value.items()}
+            colon = ": " if gap else ":"
+            members = [(_quote(k) + colon, lookup[k]) for k in _js_key_order(keys)]
+            open_, close = "{", "}"
+        else:
+            members = [("", v) for v in value]
+            open_, close = "[", "]"
+        yield open_ + ("\n" + inner if gap else "")
+        for i, (prefix, member) in enumerate(members):
+            if i:
+                yield ",\n" + inner if gap else ","
+            yield prefix
+            yield from walk(member, inner, level + 1)
+        yield ("\n" + current if gap else "") + close
+
+    return walk(obj, "", 0)
+
+
+def _encoder(gap: str, js_key_order: bool, default: Callable[[Any], Any] | None) -> Callable[[Any, str], str]:
+    """The JSON.stringify encoder of one value at an indentation level (``current``)."""
 
     def enc(value: Any, current: str) -> str:
         if value is None or value is True or value is False:
@@ -188,7 +230,7 @@ def js_json_dumps(
             return open_ + ",".join(parts) + close
         return open_ + "\n" + inner + (",\n" + inner).join(parts) + "\n" + current + close
 
-    return enc(obj, "")
+    return enc
 
 
 def stringify(obj: Any, indent: int | None = None) -> str:

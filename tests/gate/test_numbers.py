@@ -151,3 +151,13 @@ def test_stringify_parses_back() -> None:
 def test_js_sorted_is_utf16_order() -> None:
     # U+FF5E (BMP) sorts after U+1F600 (astral, high surrogate D83D) in JS.
     assert js_sorted(["\uff5e", "\U0001f600", "b", "a", "a"]) == ["a", "a", "b", "\U0001f600", "\uff5e"]
+
+
+def test_chunks_are_the_same_text_at_every_depth() -> None:
+    from brainbench.jsjson import js_json_chunks
+
+    docs = [{"b": [1, {"c": []}], "2": {}, "a": [[], {"d": "é\u2028"}]}, [], {}, [1, [2, {}]], "x", 0.5]
+    for doc in docs:
+        for indent in (2, None):
+            for depth in (0, 1, 2, 5):
+                assert "".join(js_json_chunks(doc, indent, depth=depth)) == js_json_dumps(doc, indent)

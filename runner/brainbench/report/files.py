@@ -9,7 +9,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from brainbench.jsjson import stringify
+from brainbench.jsjson import js_json_chunks, stringify
 from brainbench.models.result import RunResult
 
 RESULT_MODE = 0o644
@@ -50,6 +50,17 @@ def atomic_write_lines(path: Path, lines: Iterable[str]) -> str:
 
 def result_pretty(result: RunResult) -> str:
     return stringify(result.to_json_dict(), 2) + "\n"
+
+
+def write_result(path: Path, result: RunResult) -> None:
+    """``atomic_write(path, result_pretty(result))`` without the document as one string: a
+    10× run's result is megabytes of text, and the runner's peak memory should not grow with it."""
+    atomic_write_lines(path, _with_newline(js_json_chunks(result.to_json_dict(), 2)))
+
+
+def _with_newline(chunks: Iterable[str]) -> Iterator[str]:
+    yield from chunks
+    yield "\n"
 
 
 def result_compact(result: RunResult) -> str:
