@@ -104,6 +104,12 @@ def render_readme(doc: dict[str, Any]) -> str:
                         for seam, v in sorted(stream["seams"].items()))
         lines.append(f"| stream-mode round trip per hook call, excluding SQL | `benchmarks/stream_overhead.py` | "
                      f"{got} | {_when(stream)} |")
+    overhead = rows.get("exec-overhead")
+    if overhead is not None:
+        got = "; ".join(f"{variant} call server p50 **{v['p50_ms']:.2f} ms** / p95 {v['p95_ms']:.2f} ms"
+                        for variant, v in sorted(overhead["variants"].items()))
+        lines.append(f"| Docker exec-mode call with a do-nothing hook (`/bin/true`): the runner's overhead per "
+                     f"call, upper bound | `benchmarks/exec_overhead.py` | {got} | {_when(overhead)} |")
     return "\n".join(lines)
 
 

@@ -28,7 +28,7 @@ import doc_tables  # a sibling script, not a package
 
 GATE_KEYS = {("local", "stream"): "gate/local/stream", ("local", "exec"): "gate/local/exec",
              ("docker", "stream"): "gate/docker/stream", ("docker", "exec"): "gate/docker/exec"}
-PARTS = ("gate", "scale", "cold", "stream", "trace", "scaling")
+PARTS = ("gate", "scale", "cold", "stream", "exec", "trace", "scaling")
 
 
 def _stamp() -> dict[str, Any]:
@@ -112,6 +112,14 @@ def measure_stream(rows: dict[str, Any]) -> None:
     rows["stream-overhead"] = {"seams": stream_overhead.measure(500), **stamp}
 
 
+def measure_exec(rows: dict[str, Any]) -> None:
+    import exec_overhead
+
+    print("exec-overhead: 300 do-nothing exec-mode calls per call server variant (Docker) …", flush=True)
+    stamp = _stamp()
+    rows["exec-overhead"] = {"variants": exec_overhead.measure(300), **stamp}
+
+
 def measure_trace(rows: dict[str, Any]) -> None:
     import trace_overhead
 
@@ -157,6 +165,8 @@ def main(argv: list[str]) -> int:
                 measure_cold(rows, args.fixtures)
             if "stream" in parts:
                 measure_stream(rows)
+            if "exec" in parts:
+                measure_exec(rows)
             if "trace" in parts:
                 measure_trace(rows)
             if "scaling" in parts:

@@ -41,7 +41,8 @@ def test_committed_tables_are_what_the_scripts_render() -> None:
 def test_recorded_rows_hold_what_the_scripts_measure() -> None:
     rows = doc_tables.load()["rows"]
     gate_keys = [key for key, _, _ in doc_tables.GATE_ROWS]
-    assert set(rows) <= {*gate_keys, "cold", "stream-overhead", "trace-overhead", "scaling"}, sorted(rows)
+    known = {*gate_keys, "cold", "stream-overhead", "exec-overhead", "trace-overhead", "scaling"}
+    assert set(rows) <= known, sorted(rows)
     for key in gate_keys:
         row = rows.get(key)
         if row is None:
@@ -54,6 +55,10 @@ def test_recorded_rows_hold_what_the_scripts_measure() -> None:
         assert set(rows["cold"]) == {"fixtures", "python", "warm", "in-process", *STAMP}
         for config in ("warm", "in-process"):
             assert set(rows["cold"][config]) == {"p50_ms", "p95_ms", "calls", "imports_ms", "seam_p50_ms"}
+    if "exec-overhead" in rows:
+        assert set(rows["exec-overhead"]) == {"variants", *STAMP}
+        for variant in rows["exec-overhead"]["variants"].values():
+            assert set(variant) == {"p50_ms", "p95_ms", "calls"}
     if "trace-overhead" in rows:
         trace_overhead.table(rows["trace-overhead"])  # renders with the current script's format
     if "scaling" in rows:
