@@ -10,6 +10,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from brainbench.gate.baseline import canonical_baseline, parse_baseline
+from brainbench.models.result import RunResult
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -42,3 +45,14 @@ def graded(doc: dict[str, Any]) -> tuple[Any, Any]:
     """Cells and turn rows; only the measured latency may differ between executors."""
     rows = [{k: v for k, v in r.items() if k != "latency_ms"} for r in doc["turn_rows"]]
     return doc["cells"], rows
+
+
+def assert_other_seams_equal_the_baseline(result: RunResult, harness: str) -> None:
+    """Every cell and count of the seams other than ``harness`` is the committed baseline's."""
+    main = parse_baseline(REPO / "baselines" / "main.json")
+    current = canonical_baseline(result, harnesses=main.config.harnesses, suites=main.config.suites)
+    others = [k for k in main.cells if not k.startswith(f"{harness}/")]
+    assert others
+    for key in others:
+        assert current.cells[key] == main.cells[key], key
+        assert current.counts[key] == main.counts[key], key

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from brainbench.gate.baseline import canonical_baseline, parse_baseline
 from brainbench.models.result import RunResult
+from gate_runs import assert_other_seams_equal_the_baseline  # type: ignore[import-not-found]
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_IMAGE = "brainbench/example-shell-recall:latest"
@@ -68,11 +68,5 @@ def test_full_gate_run_with_the_example_behind_claude_code(example_image: str, d
     rows = [r for r in result.turn_rows if r.harness == "claude-code"]
     assert rows and sum(1 for r in rows if r.injected_slugs) > len(rows) // 10
 
-    main = parse_baseline(REPO / "baselines" / "main.json")
-    current = canonical_baseline(result, harnesses=main.config.harnesses, suites=main.config.suites)
-    others = [k for k in main.cells if not k.startswith("claude-code/")]
-    assert others
-    for key in others:
-        assert current.cells[key] == main.cells[key], key
-        assert current.counts[key] == main.counts[key], key
+    assert_other_seams_equal_the_baseline(result, "claude-code")
     assert json.loads(out.read_text())["_meta"]["run"]["executor"] == "docker"
