@@ -128,8 +128,10 @@ class Pod:
             container.remove(force=True)
 
 
-@pytest.fixture
-def pod(docker_client: Any, corpus_image: str, tmp_path: Path) -> Iterator[Pod]:
+@pytest.fixture(scope="module")
+def pod(docker_client: Any, corpus_image: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pod]:
+    """One pod for the module (its sidecars start once); each test runs a runner container in it."""
+    tmp_path = tmp_path_factory.mktemp("pod")
     results = tmp_path / "results"
     results.mkdir()
     results.chmod(0o777)  # fsGroup 65534 in the cluster; a world-writable dir stands in for it
