@@ -735,9 +735,10 @@ static void *serve_client(void *arg) {
         buf_add(&pending, chunk, (size_t)n);
     }
     request_t hello;
+    memset(&hello, 0, sizeof hello);
     size_t first = nl ? (size_t)(nl - pending.data) : 0;
+    /* Whatever a refused line allocated is freed below: refusals must not cost memory. */
     int parsed = nl && parse_request(pending.data, first, &hello);
-    if (!parsed) memset(&hello, 0, sizeof hello);
     if (!parsed || !hello.hello || !token_matches(&hello.token)) {
         reply(fd, hello.id, "unauthorized");
     } else {
@@ -775,7 +776,7 @@ static void *serve_client(void *arg) {
             pthread_mutex_unlock(&session_lock);
         }
     }
-    if (parsed) free_request(&hello);
+    free_request(&hello);
     free(pending.data);
     close(fd);
     return NULL;
