@@ -9,12 +9,15 @@ the live server went down with "no postmaster.pid" in its data directory.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import psycopg
@@ -30,6 +33,18 @@ def _answers(server: EmbeddedPostgres) -> bool:
             return conn.execute("select 1").fetchone() == (1,)
     except psycopg.Error:
         return False
+
+
+def _gone(pid: int) -> bool:
+    """Exited (a zombie waiting for whatever init reaps orphans here counts as exited)."""
+    for _ in range(50):
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                return True
+        except OSError:
+            return True
+        time.sleep(0.1)
+    return False
 
 
 def _dead_owner_label(tmp_path: Path, **changes: object) -> str:
@@ -88,3 +103,25 @@ def test_a_stale_postmaster_pid_never_stops_the_process_that_now_has_that_pid(li
         assert _answers(live), live.diagnose()
     finally:
         shutil.rmtree(sockets)
+
+
+def test_a_killed_runners_cluster_is_still_stopped_and_deleted(tmp_path: Path) -> None:
+    # The case sweeps exist for: the runner SIGKILLed, its (detached) postmaster still serving.
+    code = ("import sys, time; from pathlib import Path; from brainbench.brain.server import EmbeddedPostgres; "
+            "s = EmbeddedPostgres(Path(sys.argv[1])); print(s.root, s.data / 'postmaster.pid', flush=True); "
+            "time.sleep(120)")
+    scratch = tmp_path / "scratch"
+    runner = subprocess.Popen([sys.executable, "-c", code, str(scratch)], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "BRAINBENCH_SCRATCH_DIR": str(scratch)})
+    assert runner.stdout is not None
+    root, pid_file = (Path(p) for p in runner.stdout.readline().split())
+    postmaster = int(pid_file.read_text().split("\n", 1)[0])
+    runner.kill()
+    runner.wait()
+    try:
+        assert sweep_embedded(scratch) == [root]
+        assert not root.exists()
+        assert _gone(postmaster)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(postmaster, signal.SIGKILL)
