@@ -107,12 +107,12 @@ def _serve() -> None:
     import brainbench.cli_options
     import brainbench.cli_run
     import brainbench.orchestrator.run  # noqa: F401
-    from brainbench.ownership import current_owner
+    from brainbench.ownership import owner_taken
 
     for line in sys.stdin:
         request = json.loads(line)
         # The owner record (pid, lock file) is per process: computed here it would be every child's.
-        if current_owner.cache_info().currsize:
+        if owner_taken():
             raise SystemExit("forked_cli: per-process state exists in the server; refusing to fork")
         pid = os.fork()
         if pid == 0:

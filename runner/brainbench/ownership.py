@@ -13,6 +13,8 @@ import contextlib
 import fcntl
 import functools
 import os
+import secrets
+import threading
 import time
 from pathlib import Path
 
@@ -36,7 +38,19 @@ def _pid_ns() -> str:
         return "unknown"
 
 
-def start_ticks(pid: int) -> int | None:
+def procfs_is_ours() -> bool:
+    """Whether /proc numbers processes as this pid namespace does.
+
+    Not under ``unshare --pid`` without a fresh /proc mount (nor in a container given the host's
+    /proc): there /proc/PID is another namespace's process PID, so a pid read here names nothing.
+    """
+    try:
+        return os.readlink("/proc/self") == str(os.getpid())
+    except OSError:
+        return False
+
+
+def start_ticks(pid: int | str) -> int | None:
     """Field 22 of /proc/PID/stat: the process start time in clock ticks since boot."""
     try:
         raw = Path(f"/proc/{pid}/stat").read_text()
@@ -51,13 +65,24 @@ def start_ticks(pid: int) -> int | None:
 
 
 def _hold_lock(directory: Path) -> str | None:
-    """Create and hold an flock for the life of this process; None where the dir is not writable."""
+    """Create and hold an flock for the life of this process; None where the dir is not writable.
+
+    The name is new (``O_EXCL``, a random part): a pid alone is not unique in a shared scratch
+    dir (every container's or ``unshare``'s runner is pid 1 of its own namespace), and a lock
+    file that another process had created, released or deleted could prove a live owner dead.
+    """
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        path = directory / f"{LOCK_PREFIX}{_boot_id()[:8]}-{os.getpid()}.lock"
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        path = directory / f"{LOCK_PREFIX}{_boot_id()[:8]}-{os.getpid()}-{secrets.token_hex(4)}.lock"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    except OSError:
+        return None
+    try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            path.unlink()
         return None
 
     def release() -> None:
@@ -70,11 +95,25 @@ def _hold_lock(directory: Path) -> str | None:
     return str(path)
 
 
+_OWNER_LOCK = threading.Lock()
+
+
 @functools.cache
-def current_owner() -> Owner:
-    pid = os.getpid()
-    return Owner(boot_id=_boot_id(), pid_ns=_pid_ns(), pid=pid, start_ticks=start_ticks(pid) or 0,
+def _owner() -> Owner:
+    # /proc/self is this process whatever namespace /proc belongs to; /proc/<getpid()> may not be.
+    return Owner(boot_id=_boot_id(), pid_ns=_pid_ns(), pid=os.getpid(), start_ticks=start_ticks("self") or 0,
                  lock_path=_hold_lock(scratch_parent()))
+
+
+def current_owner() -> Owner:
+    """This process's identity; the first call takes its lock file (once, whichever thread asks)."""
+    with _OWNER_LOCK:  # functools.cache alone lets two threads each compute, and hold, one
+        return _owner()
+
+
+def owner_taken() -> bool:
+    """Whether this process already has its identity (and lock file): a fork would share both."""
+    return _owner.cache_info().currsize > 0
 
 
 def _lock_state(path: str) -> OwnerState:
@@ -105,9 +144,11 @@ def owner_state(owner: Owner | None) -> OwnerState:
     if owner.boot_id != me.boot_id:
         # Another kernel: another machine, or this one before a reboot.  We cannot tell.
         return "unknown"
-    if owner.pid_ns == me.pid_ns:
+    if owner.pid_ns == me.pid_ns and procfs_is_ours():
         ticks = start_ticks(owner.pid)
         return "alive" if ticks is not None and ticks == owner.start_ticks else "dead"
+    # Another pid namespace, or a /proc that does not number ours: only the kernel's flock
+    # answers (released when its holder dies, whatever namespace either side is in).
     if owner.lock_path:
         return _lock_state(owner.lock_path)
     return "unknown"

