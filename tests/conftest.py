@@ -24,6 +24,20 @@ def reference() -> Path:
     return reference_dir()
 
 
+@pytest.fixture
+def short_scratch() -> Iterator[Path]:
+    """A scratch dir with a short path: under xdist ``tmp_path`` is long enough that a cluster's
+    socket path would pass the kernel's 108-byte limit."""
+    import shutil
+    import tempfile
+
+    path = Path(tempfile.mkdtemp(prefix="bbtest-s-"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[object]:
     from brainbench.brain.server import EmbeddedPostgres

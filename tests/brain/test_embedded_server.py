@@ -114,9 +114,9 @@ def test_an_explicit_tmpdir_wins_over_ram(tmp_path: Path, monkeypatch: pytest.Mo
     assert scratch_parent() == tmp_path / "x"
 
 
-def test_a_stopped_server_is_diagnosed_in_its_own_words(tmp_path: Path) -> None:
+def test_a_stopped_server_is_diagnosed_in_its_own_words(short_scratch: Path) -> None:
     # Its log goes with the cluster when the run ends: the one line must carry the reason.
-    server = EmbeddedPostgres(tmp_path / "scratch")
+    server = EmbeddedPostgres(short_scratch)
     try:
         server.stop()
         assert server.diagnose() == (f"the embedded server is not running (no postmaster.pid in {server.data}); "

@@ -57,8 +57,8 @@ def _dead_owner_label(tmp_path: Path, **changes: object) -> str:
 
 
 @pytest.fixture
-def live(tmp_path: Path):  # type: ignore[no-untyped-def]
-    scratch = tmp_path / "scratch"
+def live(short_scratch: Path):  # type: ignore[no-untyped-def]
+    scratch = short_scratch
     server = EmbeddedPostgres(scratch)
     try:
         yield server
@@ -105,12 +105,12 @@ def test_a_stale_postmaster_pid_never_stops_the_process_that_now_has_that_pid(li
         shutil.rmtree(sockets)
 
 
-def test_a_killed_runners_cluster_is_still_stopped_and_deleted(tmp_path: Path) -> None:
+def test_a_killed_runners_cluster_is_still_stopped_and_deleted(short_scratch: Path) -> None:
     # The case sweeps exist for: the runner SIGKILLed, its (detached) postmaster still serving.
     code = ("import sys, time; from pathlib import Path; from brainbench.brain.server import EmbeddedPostgres; "
             "s = EmbeddedPostgres(Path(sys.argv[1])); print(s.root, s.data / 'postmaster.pid', flush=True); "
             "time.sleep(120)")
-    scratch = tmp_path / "scratch"
+    scratch = short_scratch / "scratch"
     runner = subprocess.Popen([sys.executable, "-c", code, str(scratch)], stdout=subprocess.PIPE, text=True,
                               env={**os.environ, "BRAINBENCH_SCRATCH_DIR": str(scratch)})
     assert runner.stdout is not None
