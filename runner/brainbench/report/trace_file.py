@@ -27,7 +27,10 @@ def trace_path_for(out: Path) -> Path:
 def write_trace(out: Path, result: RunResult) -> Path:
     """Write the trace beside ``out`` and point ``result._meta.trace`` at it (call before writing ``out``)."""
     path = trace_path_for(out)
-    sha256 = atomic_write_lines(path, (t.model_dump_json() + "\n" for t in result.trace))
+    # A run's spilled trace hands over its lines as written (orchestrator/spill.py), unparsed.
+    spilled = getattr(result.trace, "json_lines", None)
+    lines = spilled() if spilled is not None else (t.model_dump_json() + "\n" for t in result.trace)
+    sha256 = atomic_write_lines(path, lines)
     previous = result.meta.trace
     result.meta.trace = TraceInfo(
         path=path.name, sha256=sha256, rows=len(result.trace),
