@@ -59,7 +59,9 @@ def load_result(path: Path) -> RunResult:
         raise TraceFileError(f"{trace}: the result's trace cannot be read: {exc.strerror or exc}") from exc
     if info.sha256 and hashlib.sha256(data).hexdigest() != info.sha256:
         raise TraceFileError(f"{trace}: does not match the sha256 recorded in {path} (_meta.trace.sha256)")
-    for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
+    # Lines end at "\n" alone: str.splitlines would also cut at U+2028 or U+0085 inside a
+    # prompt or an injected context, which JSON leaves unescaped.
+    for number, line in enumerate(data.decode("utf-8").split("\n"), start=1):
         if not line.strip():
             continue
         try:
