@@ -170,11 +170,13 @@ def _mount_optional() -> None:
         pass
 
 
-def _full_width_help_when_piped() -> None:
+def _full_width_help_when_piped(argv: list[str]) -> None:
     """Rich wraps at 80 columns when stdout is not a terminal, cutting flag names in half
     (``--committed-basel…``); piped help (CI logs, ``| less``, other tools) gets room instead."""
     if sys.stdout.isatty() or os.environ.get("COLUMNS") or os.environ.get("TERMINAL_WIDTH"):
         return
+    if argv and not {"--help", "-h"} & set(argv):
+        return  # not asking for help: spare every run rich's import (~0.1 s of CPU)
     import typer.rich_utils
 
     typer.rich_utils.MAX_WIDTH = 200
@@ -182,8 +184,8 @@ def _full_width_help_when_piped() -> None:
 
 def main() -> None:
     warnings.filterwarnings("ignore", module="platformdirs")
-    _full_width_help_when_piped()
     argv = sys.argv[1:]
+    _full_width_help_when_piped(argv)
     runs = argv[:1] == ["run"] or argv[:2] == ["eval", "brainbench"]
     _register_run(with_options=runs or "_BRAINBENCH_COMPLETE" in os.environ)
     _mount_optional()

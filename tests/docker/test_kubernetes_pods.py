@@ -43,9 +43,21 @@ def corpus_image(docker_client: Any) -> str:
     return CORPUS_IMAGE
 
 
-def _start_sidecar(client: Any, spec: dict[str, Any], name: str) -> Any:
+def _start_sidecar(client: Any, spec: dict[str, Any], name: str, root: Path) -> Any:
     sidecar = next(c for c in spec["initContainers"] if c["name"] == "postgres")
+    # As the pod runs it: the pod's uid, a read-only root, every path it writes a volume
+    # (host directories of mode 0777, as the kubelet makes an emptyDir).
+    volumes = {}
+    for mount in sidecar["volumeMounts"]:
+        source = root / name / mount["name"] / mount.get("subPath", "")
+        source.mkdir(parents=True, exist_ok=True)
+        source.chmod(0o777)
+        volumes[str(source)] = {"bind": mount["mountPath"], "mode": "rw"}
+    security = {**spec["securityContext"], **sidecar["securityContext"]}
     container = client.containers.run(sidecar["image"], name=name, environment=_env(sidecar), detach=True,
+                                      user=f"{security['runAsUser']}:{security['runAsGroup']}",
+                                      read_only=security["readOnlyRootFilesystem"],
+                                      cap_drop=security["capabilities"]["drop"], volumes=volumes,
                                       network_mode="bridge", labels={"brainbench.test": "kubernetes-pods"})
     probe = sidecar["startupProbe"]["exec"]["command"]
     for _ in range(120):
@@ -81,7 +93,7 @@ def test_indexed_job_pods_and_merge_pod_produce_the_single_runs_verdict(docker_c
     shard_spec = _pod("shard-job.yaml")
     runner = next(c for c in shard_spec["containers"] if c["name"] == "brainbench")
     for index in range(SHARDS):
-        sidecar = _start_sidecar(docker_client, shard_spec, f"bbtest-k8s-pg-{uuid.uuid4().hex[:8]}")
+        sidecar = _start_sidecar(docker_client, shard_spec, f"bbtest-k8s-pg-{uuid.uuid4().hex[:8]}", tmp_path)
         try:
             env = _env(runner, SHARDS=str(SHARDS), JOB_COMPLETION_INDEX=str(index))
             code, logs = _run_main(docker_client, runner, corpus_image, results, sidecar.id, env)

@@ -1,7 +1,8 @@
 """One behaviour suite that every provider and mode must pass (issue: executor v2).
 
 Parametrised over local and docker × exec and stream (and, for Docker exec mode, the
-static call server and the ``docker exec`` fallback), with the same hook
+static call server and the ``docker exec`` fallback), and the sidecar provider against a
+listening call server (Python and static) run as a process here, with the same hook
 (hooks/contract_hook.py): warm-up, exit codes, stderr, env, each call's cwd, timeouts
 that discard output and kill the hook's whole process group, output over the cap, concurrent calls, and a
 close after an interrupted call that leaves nothing running.
@@ -12,6 +13,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import socket
+import subprocess
 import sys
 import tarfile
 import time
@@ -25,6 +28,7 @@ import pytest
 from brainbench.executors.base import Executor, HookCall, HookOutcome, RunContext, SeamLaunch, SeamProcess
 from brainbench.executors.docker.static_helper import helper_binary
 from brainbench.executors.local import LocalExecutor
+from brainbench.executors.sidecar import SidecarExecutor
 from brainbench.harnesses.grading import grade
 from engine_probe import BASE, docker_or_reason  # type: ignore[import-not-found]
 
@@ -42,7 +46,10 @@ PROVIDERS = [pytest.param(("local", m), id=f"local-{m}") for m in ("exec", "stre
     for k, m in (("docker", "exec"), ("docker", "stream"), ("docker-fallback", "exec"))] + [
     pytest.param(("docker-static", "exec"), id="docker-static-exec", marks=pytest.mark.skipif(
         CLIENT is None or STATIC is None,
-        reason=REASON or "this host cannot build the static call server (cc -static)"))]
+        reason=REASON or "this host cannot build the static call server (cc -static)"))] + [
+    pytest.param(("sidecar", "exec"), id="sidecar-python-exec"),
+    pytest.param(("sidecar-static", "exec"), id="sidecar-static-exec", marks=pytest.mark.skipif(
+        helper_binary() is None, reason="this host cannot build the static call server (cc -static)"))]
 VARIANTS = {"docker": "auto", "docker-static": "static", "docker-fallback": "off"}
 
 
@@ -75,10 +82,15 @@ class Harness:
         self.mode = mode
         self.fallback = kind == "docker-fallback"
         self.static = kind == "docker-static"
-        self.kind = "docker" if kind.startswith("docker") else kind
+        self.kind = "docker" if kind.startswith("docker") else "sidecar" if kind.startswith("sidecar") else kind
         self.shared = shared
         self.run_id = f"bbtest-exec-{uuid.uuid4().hex[:8]}"
-        if self.kind == "docker":
+        if self.kind == "sidecar":
+            self.image = None
+            self.command = ()
+            self.executor = SidecarExecutor({"codex": ("127.0.0.1", self._listen(kind, request))},
+                                            request.getfixturevalue("tmp_path"))
+        elif self.kind == "docker":
             from brainbench.executors.docker import DockerConfig, DockerExecutor
 
             self.image: str | None = request.getfixturevalue("contract_image")
@@ -91,6 +103,20 @@ class Harness:
             self.command = (sys.executable, str(HOOK))
         if mode == "stream":
             self.command += ("--stream",)
+
+    def _listen(self, kind: str, request: pytest.FixtureRequest) -> int:
+        """A call server in listen mode for the hook, as a pod's sidecar runs it; its port."""
+        tokens = request.getfixturevalue("tmp_path")
+        (tokens / "codex").write_text(uuid.uuid4().hex + "\n")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        server = ([str(helper_binary())] if kind == "sidecar-static" else
+                  [sys.executable, str(Path(__file__).parents[2] / "runner/brainbench/executors/call_server.py")])
+        proc = subprocess.Popen([*server, "--listen", f"127.0.0.1:{port}", "--token-file", str(tokens / "codex"),
+                                 "--", sys.executable, str(HOOK)], stderr=subprocess.DEVNULL)
+        request.addfinalizer(lambda: (proc.kill(), proc.wait()))
+        return port
 
     async def start(self) -> SeamProcess:
         await self.executor.prepare(RunContext(run_id=self.run_id, pool_size=2))
@@ -216,7 +242,7 @@ def test_close_after_an_interrupted_call_leaves_nothing(provider: tuple[str, str
 
     anyio.run(main)
     assert h.leftovers() == 0
-    if h.kind == "local":
+    if h.kind in ("local", "sidecar"):
         # SIGKILL is delivered asynchronously: give the kernel a moment to finish the exit.
         for _ in range(50):
             if Harness.running(h, None, f"sleep {marker}") == 0:  # type: ignore[arg-type]

@@ -22,7 +22,8 @@ REPO = Path(__file__).resolve().parents[2]
 CORPUS = ("--fixtures", str(REPO / "fixtures"), "--gold", str(REPO / "gold"))
 
 
-def brainbench(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+def fresh(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The CLI in a fresh interpreter."""
     env = {k: v for k, v in os.environ.items() if k != "CI"}
     return subprocess.run([sys.executable, "-m", "brainbench.cli", *map(str, args)], capture_output=True, text=True,
                           timeout=900, check=False, env=env, cwd=cwd)
@@ -70,7 +71,7 @@ def single_run(extra: tuple[str, ...], factory: pytest.TempPathFactory) -> tuple
     """One single (unsharded) run per selection and test session: what every merge must equal."""
     if extra not in _SINGLE_RUNS:
         root = factory.mktemp("single")
-        proc = brainbench("run", *CORPUS, *extra, "--out", root / "result.json", "--update-baseline",
+        proc = fresh("run", *CORPUS, *extra, "--out", root / "result.json", "--update-baseline",
                           root / "baseline.json", "--quiet", cwd=root)
         assert proc.returncode == 0, proc.stderr
         _SINGLE_RUNS[extra] = root
@@ -82,8 +83,13 @@ def single(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     return single_run(request.param, tmp_path_factory)
 
 
-def merge_and_check(single: tuple[tuple[str, ...], Path], outs: list[Path], root: Path) -> None:
+def merge_and_check(single: tuple[tuple[str, ...], Path], outs: list[Path], root: Path,
+                    cli: ForkedCli | None = None) -> None:
     _extra, single_root = single
+
+    def brainbench(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+        return cli.run(*args, cwd=cwd) if cli is not None else fresh(*args, cwd=cwd)
+
     proc = brainbench("merge", *outs, "--out", root / "merged.json", "--update-baseline", root / "baseline.json",
                       "--ledger", root / "ledger.jsonl", cwd=root)
     assert proc.returncode == 0, proc.stderr
@@ -107,8 +113,12 @@ def merge_and_check(single: tuple[tuple[str, ...], Path], outs: list[Path], root
 
 @pytest.mark.parametrize("total", [1, 2, 3, 7])
 def test_shards_merge_into_the_single_run(single: tuple[tuple[str, ...], Path], total: int, tmp_path: Path,
-                                         forked: list[ForkedCli]) -> None:
-    merge_and_check(single, run_shards(forked, total, tmp_path, *single[0]), tmp_path)
+                                         forked: list[ForkedCli], pg_server: Any) -> None:
+    # N <= 2: every shard on its own embedded server, the default; N >= 3: one server for all (as
+    # in a cluster whose pods share a database server), each shard in databases and roles of its own.
+    shared = ("--database-url", pg_server.admin_url) if total >= 3 else ()
+    outs = run_shards(forked, total, tmp_path, *single[0], *shared)
+    merge_and_check(single, outs, tmp_path, forked[0])
 
 
 # --- refusals ------------------------------------------------------------------------------------------
@@ -130,7 +140,7 @@ def edited(path: Path, tmp_path: Path, name: str, change: Any) -> Path:
 
 
 def refused(tmp_path: Path, *files: Path) -> str:
-    proc = brainbench("merge", *files, "--out", tmp_path / "merged.json", cwd=tmp_path)
+    proc = fresh("merge", *files, "--out", tmp_path / "merged.json", cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert not (tmp_path / "merged.json").exists()
     assert "Traceback" not in proc.stderr
@@ -138,7 +148,7 @@ def refused(tmp_path: Path, *files: Path) -> str:
 
 
 def test_merge_of_complete_shards_passes(three: list[Path], tmp_path: Path) -> None:
-    proc = brainbench("merge", *three, "--out", tmp_path / "merged.json", cwd=tmp_path)
+    proc = fresh("merge", *three, "--out", tmp_path / "merged.json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
 
 
@@ -195,9 +205,9 @@ def test_refuses_results_that_are_not_finished_shards(three: list[Path], tmp_pat
 
 
 def test_run_refuses_a_gate_on_a_shard(tmp_path: Path) -> None:
-    proc = brainbench("run", *CORPUS, "--shard", "1/2", "--out", tmp_path / "s.json", "--compare",
+    proc = fresh("run", *CORPUS, "--shard", "1/2", "--out", tmp_path / "s.json", "--compare",
                       REPO / "baselines" / "main.json", cwd=tmp_path)
     assert proc.returncode == 2
     assert "gate the merged result" in proc.stderr
-    proc = brainbench("run", *CORPUS, "--shard", "3/2", "--out", tmp_path / "s.json", cwd=tmp_path)
+    proc = fresh("run", *CORPUS, "--shard", "3/2", "--out", tmp_path / "s.json", cwd=tmp_path)
     assert proc.returncode == 2 and "--shard" in proc.stderr and "Traceback" not in proc.stderr

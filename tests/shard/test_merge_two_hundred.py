@@ -25,4 +25,4 @@ def test_two_hundred_shards_merge_into_the_single_run(tmp_path_factory: pytest.T
     outs = run_shards(forked, 200, tmp_path, "--database-url", pg_server.admin_url)
     empty = [p for p in outs if not json.loads(p.read_text())["_meta"]["shard"]["keys"]]
     assert empty, "N above the number of units leaves empty shards, which are valid"
-    merge_and_check(single, outs, tmp_path)
+    merge_and_check(single, outs, tmp_path, forked[0])

@@ -12,6 +12,15 @@
  * deadline passes; its whole group is killed when it exits (a leaked child holding the
  * pipes ends the call), on timeout and over the output cap.  Output is JSON-escaped as
  * ASCII; bytes that are not UTF-8 travel as \udcXX (Python's surrogateescape).
+ * A request may also carry {"files": {path: text}, "dirs": [path...]}, written before the hook
+ * starts ({"write_only": true}: written, nothing run -> {"id", "written": true}).
+ *
+ * Listen mode, for a seam that is a container of its own beside the runner (a pod's sidecar):
+ *   call-server --listen HOST:PORT [--token-file FILE] -- HOOK [ARG...]
+ * serves the same protocol over TCP.  The first line of a connection must be the hello with
+ * this seam's token ("token"; from --token-file, else BRAINBENCH_CALL_TOKEN, which is removed
+ * from the environment hooks inherit); anything else is refused.  One authenticated client at
+ * a time; when it hangs up, its calls are killed and their late answers dropped.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,10 +29,13 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -35,9 +47,13 @@ extern char **environ;
 static char **hook_argv;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t calls_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Where answers go: stdout, or the current listen-mode client.  Every line carries the
+ * generation of the session that asked; a line of an earlier session is dropped. */
+static int out_fd = 1;
+static unsigned long out_gen = 0;
 
 #define MAX_CALLS 1024
-static struct { long id; pid_t pid; int cancelled; } calls[MAX_CALLS];
+static struct { long id; pid_t pid; int cancelled; unsigned long gen; } calls[MAX_CALLS];
 
 /* ---- growable byte buffer ---------------------------------------------------------- */
 typedef struct { char *data; size_t len, cap; } buf_t;
@@ -161,14 +177,21 @@ static void skip_value(cur_t *c) {
     else while (c->p < c->end && !strchr(",}] \t\r\n", *c->p)) c->p++;
 }
 
+typedef struct { buf_t path, data; } file_t;
+
 typedef struct {
     long id, cancel;
-    int has_id, has_cancel, hello, has_cwd;
+    int has_id, has_cancel, hello, has_cwd, write_only;
     double timeout_s;
     long cap;
-    buf_t stdin_data, cwd;
+    buf_t stdin_data, cwd, token;
     char **env;  /* "K=V" strings */
     size_t env_n;
+    buf_t *dirs;
+    size_t dirs_n;
+    file_t *files;
+    size_t files_n;
+    unsigned long gen;
 } request_t;
 
 static int is_literal(cur_t *c, const char *lit) {
@@ -209,6 +232,47 @@ static void parse_env(cur_t *c, request_t *r) {
     c->p++;
 }
 
+static void parse_dirs(cur_t *c, request_t *r) {
+    if (*c->p != '[') { skip_value(c); return; }
+    c->p++;
+    ws(c);
+    while (c->p < c->end && *c->p != ']' && !c->bad) {
+        if (*c->p != '"') { skip_value(c); }
+        else {
+            r->dirs = realloc(r->dirs, sizeof(buf_t) * (r->dirs_n + 1));
+            memset(&r->dirs[r->dirs_n], 0, sizeof(buf_t));
+            parse_string(c, &r->dirs[r->dirs_n++]);
+        }
+        ws(c);
+        if (c->p < c->end && *c->p == ',') { c->p++; ws(c); }
+    }
+    if (c->p >= c->end) { c->bad = 1; return; }
+    c->p++;
+}
+
+static void parse_files(cur_t *c, request_t *r) {
+    if (*c->p != '{') { skip_value(c); return; }
+    c->p++;
+    ws(c);
+    while (c->p < c->end && *c->p != '}' && !c->bad) {
+        file_t f;
+        memset(&f, 0, sizeof f);
+        parse_string(c, &f.path);
+        ws(c);
+        if (c->p >= c->end || *c->p != ':') { c->bad = 1; free(f.path.data); return; }
+        c->p++;
+        ws(c);
+        if (c->p < c->end && *c->p == '"') parse_string(c, &f.data);
+        else { skip_value(c); buf_add(&f.data, "", 0); }
+        r->files = realloc(r->files, sizeof(file_t) * (r->files_n + 1));
+        r->files[r->files_n++] = f;
+        ws(c);
+        if (c->p < c->end && *c->p == ',') { c->p++; ws(c); }
+    }
+    if (c->p >= c->end) { c->bad = 1; return; }
+    c->p++;
+}
+
 static int parse_request(const char *line, size_t n, request_t *r) {
     cur_t c = {line, line + n, 0};
     memset(r, 0, sizeof *r);
@@ -234,6 +298,10 @@ static int parse_request(const char *line, size_t n, request_t *r) {
         else if (!strcmp(k, "stdin") && *c.p == '"') parse_string(&c, &r->stdin_data);
         else if (!strcmp(k, "cwd") && *c.p == '"') { parse_string(&c, &r->cwd); r->has_cwd = r->cwd.len > 0; }
         else if (!strcmp(k, "env")) parse_env(&c, r);
+        else if (!strcmp(k, "token") && *c.p == '"') parse_string(&c, &r->token);
+        else if (!strcmp(k, "write_only")) { r->write_only = is_literal(&c, "true"); if (!r->write_only) skip_value(&c); }
+        else if (!strcmp(k, "dirs")) parse_dirs(&c, r);
+        else if (!strcmp(k, "files")) parse_files(&c, r);
         else skip_value(&c);
         free(key.data);
         ws(&c);
@@ -245,8 +313,13 @@ static int parse_request(const char *line, size_t n, request_t *r) {
 static void free_request(request_t *r) {
     free(r->stdin_data.data);
     free(r->cwd.data);
+    free(r->token.data);
     for (size_t i = 0; i < r->env_n; i++) free(r->env[i]);
     free(r->env);
+    for (size_t i = 0; i < r->dirs_n; i++) free(r->dirs[i].data);
+    free(r->dirs);
+    for (size_t i = 0; i < r->files_n; i++) { free(r->files[i].path.data); free(r->files[i].data.data); }
+    free(r->files);
 }
 
 /* ---- JSON out ------------------------------------------------------------------------- */
@@ -291,12 +364,13 @@ static void put_escaped(buf_t *out, const unsigned char *s, size_t n) {
     buf_add(out, "\"", 1);
 }
 
-static void send_line(buf_t *line) {
+static void send_line(buf_t *line, unsigned long gen) {
     buf_add(line, "\n", 1);
     pthread_mutex_lock(&out_lock);
     size_t off = 0;
-    while (off < line->len) {
-        ssize_t w = write(1, line->data + off, line->len - off);
+    while (gen == out_gen && out_fd >= 0 && off < line->len) {
+        ssize_t w = out_fd == 1 ? write(1, line->data + off, line->len - off)
+                                : send(out_fd, line->data + off, line->len - off, MSG_NOSIGNAL);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) break;
         off += (size_t)w;
@@ -328,11 +402,13 @@ static char **make_env(request_t *r) {
     return env;
 }
 
-static int slot_add(long id, pid_t pid) {
+static int slot_add(long id, pid_t pid, unsigned long gen) {
     pthread_mutex_lock(&calls_lock);
     int found = -1;
     for (int i = 0; i < MAX_CALLS; i++)
-        if (calls[i].pid == 0) { calls[i].id = id; calls[i].pid = pid; calls[i].cancelled = 0; found = i; break; }
+        if (calls[i].pid == 0) {
+            calls[i].id = id; calls[i].pid = pid; calls[i].cancelled = 0; calls[i].gen = gen; found = i; break;
+        }
     pthread_mutex_unlock(&calls_lock);
     return found;
 }
@@ -346,25 +422,88 @@ static int slot_release(int slot) {
     return cancelled;
 }
 
-static void answer_error(long id, const char *field, const char *text) {
+static void answer_error(long id, const char *field, const char *text, unsigned long gen) {
     buf_t line = {0};
     buf_fmt(&line, "{\"id\": %ld, \"exit_code\": null, \"stdout\": \"\", \"stderr\": \"\", \"timed_out\": false, "
                    "\"oversize\": null, \"run_ms\": 0.0, \"%s\": ", id, field);
     put_escaped(&line, (const unsigned char *)text, strlen(text));
     buf_add(&line, "}", 1);
-    send_line(&line);
+    send_line(&line, gen);
     free(line.data);
+}
+
+/* mkdir -p, each new directory 0700 (the hook's alone). */
+static int make_dirs(const char *path) {
+    char *copy = strdup(path);
+    int rc = 0;
+    for (char *p = copy + 1; ; p++) {
+        if (*p == '/' || *p == 0) {
+            char was = *p;
+            *p = 0;
+            if (*copy && mkdir(copy, 0700) != 0 && errno != EEXIST) { rc = -1; *p = was; break; }
+            *p = was;
+            if (!was) break;
+        }
+    }
+    free(copy);
+    return rc;
+}
+
+/* A remote seam cannot see the runner's files: the call carries the transcript its hook reads,
+ * written at the same absolute path (atomically, replacing the last turn's copy).  Returns 0, or
+ * -1 with ``why`` set. */
+static int write_files(request_t *r, char *why, size_t why_n) {
+    for (size_t i = 0; i < r->dirs_n; i++)
+        if (make_dirs(r->dirs[i].data) != 0) {
+            snprintf(why, why_n, "call server: cannot make %s: %s", r->dirs[i].data, strerror(errno));
+            return -1;
+        }
+    for (size_t i = 0; i < r->files_n; i++) {
+        const char *path = r->files[i].path.data;
+        char *dir = strdup(path), *slash = strrchr(dir, '/');
+        if (slash && slash != dir) { *slash = 0; make_dirs(dir); }
+        free(dir);
+        buf_t temp = {0};
+        buf_str(&temp, path);
+        buf_str(&temp, ".bb-tmp");
+        int fd = open(temp.data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        size_t off = 0, len = r->files[i].data.len;
+        while (fd >= 0 && off < len) {
+            ssize_t w = write(fd, r->files[i].data.data + off, len - off);
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) break;
+            off += (size_t)w;
+        }
+        int ok = fd >= 0 && off == len && close(fd) == 0 && rename(temp.data, path) == 0;
+        if (!ok) snprintf(why, why_n, "call server: cannot write %s: %s", path, strerror(errno));
+        free(temp.data);
+        if (!ok) return -1;
+    }
+    return 0;
 }
 
 static void *run_call(void *arg) {
     request_t *r = arg;
     double started = now_ms();
+    char why[4200] = "";
+    if (write_files(r, why, sizeof why) != 0 || r->write_only) {
+        if (r->write_only && !why[0]) {
+            buf_t line = {0};
+            buf_fmt(&line, "{\"id\": %ld, \"written\": true}", r->id);
+            send_line(&line, r->gen);
+            free(line.data);
+        } else {
+            answer_error(r->id, "error", why, r->gen);
+        }
+        free_request(r);
+        free(r);
+        return NULL;
+    }
     if (r->has_cwd) {
         struct stat st;
         if (stat(r->cwd.data, &st) != 0 || !S_ISDIR(st.st_mode) || access(r->cwd.data, X_OK) != 0) {
-            char why[4200];
             snprintf(why, sizeof why, "cannot enter cwd %s", r->cwd.data);
-            answer_error(r->id, "infra_error", why);
+            answer_error(r->id, "infra_error", why, r->gen);
             free_request(r);
             free(r);
             return NULL;
@@ -372,7 +511,7 @@ static void *run_call(void *arg) {
     }
     int in[2], out[2], err[2];
     if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
-        answer_error(r->id, "error", "call server: no pipes");
+        answer_error(r->id, "error", "call server: no pipes", r->gen);
         free_request(r);
         free(r);
         return NULL;
@@ -401,12 +540,12 @@ static void *run_call(void *arg) {
     close(err[1]);
     if (pid < 0) {
         close(in[1]); close(out[0]); close(err[0]);
-        answer_error(r->id, "error", "call server: fork failed");
+        answer_error(r->id, "error", "call server: fork failed", r->gen);
         free_request(r);
         free(r);
         return NULL;
     }
-    int slot = slot_add(r->id, pid);
+    int slot = slot_add(r->id, pid, r->gen);
     fcntl(in[1], F_SETFL, O_NONBLOCK);
     buf_t bufs[2] = {{0}, {0}};
     const char *names[2] = {"stdout", "stderr"};
@@ -482,7 +621,7 @@ static void *run_call(void *arg) {
         buf_str(&line, ", \"timed_out\": false, \"oversize\": null");
     }
     buf_fmt(&line, ", \"run_ms\": %.3f}", run_ms);
-    send_line(&line);
+    send_line(&line, r->gen);
     free(line.data);
     free(bufs[0].data);
     free(bufs[1].data);
@@ -491,26 +630,30 @@ static void *run_call(void *arg) {
     return NULL;
 }
 
-static void handle(const char *text, size_t n) {
+static void handle(const char *text, size_t n, unsigned long gen) {
     request_t *r = malloc(sizeof *r);
     if (!parse_request(text, n, r)) {
         free_request(r);
         free(r);
         buf_t line = {0};
         buf_str(&line, "{\"id\": -1, \"error\": \"bad request\"}");
-        send_line(&line);
+        send_line(&line, gen);
         free(line.data);
         return;
     }
+    r->gen = gen;
     if (r->has_cancel) {
         pthread_mutex_lock(&calls_lock);
         for (int i = 0; i < MAX_CALLS; i++)
-            if (calls[i].pid && calls[i].id == r->cancel) { calls[i].cancelled = 1; kill(-calls[i].pid, SIGKILL); }
+            if (calls[i].pid && calls[i].id == r->cancel && calls[i].gen == gen) {
+                calls[i].cancelled = 1;
+                kill(-calls[i].pid, SIGKILL);
+            }
         pthread_mutex_unlock(&calls_lock);
     } else if (r->hello) {
         buf_t line = {0};
         buf_fmt(&line, "{\"id\": %ld, \"ready\": true, \"pid\": %d}", r->id, (int)getpid());
-        send_line(&line);
+        send_line(&line, gen);
         free(line.data);
     } else {
         pthread_t thread;
@@ -519,38 +662,218 @@ static void handle(const char *text, size_t n) {
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
         if (pthread_create(&thread, &attr, run_call, r) == 0) { pthread_attr_destroy(&attr); return; }
         pthread_attr_destroy(&attr);
-        answer_error(r->id, "error", "call server: no thread");
+        answer_error(r->id, "error", "call server: no thread", gen);
     }
     free_request(r);
     free(r);
 }
 
-int main(int argc, char **argv) {
-    if (argc < 2) {
-        fputs("usage: call-server HOOK [ARG...]\n", stderr);
-        return 64;
-    }
-    hook_argv = argv + 1;
-    signal(SIGPIPE, SIG_IGN);
-    buf_t pending = {0};
+/* Frame ``fd`` into request lines (``pending`` holds bytes already read) until EOF. */
+static void serve_lines(int fd, buf_t *pending, unsigned long gen) {
     size_t scanned = 0;  /* bytes of ``pending`` known to hold no newline: framing stays linear */
     char chunk[65536];
     for (;;) {
-        ssize_t n = read(0, chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        buf_add(&pending, chunk, (size_t)n);
         size_t start = 0;
         char *nl;
-        while ((nl = memchr(pending.data + scanned, '\n', pending.len - scanned)) != NULL) {
-            size_t len = (size_t)(nl - (pending.data + start));
-            if (len) handle(pending.data + start, len);
+        while (pending->len > scanned &&
+               (nl = memchr(pending->data + scanned, '\n', pending->len - scanned)) != NULL) {
+            size_t len = (size_t)(nl - (pending->data + start));
+            if (len) handle(pending->data + start, len, gen);
             start += len + 1;
             scanned = start;
         }
-        memmove(pending.data, pending.data + start, pending.len - start);
-        pending.len -= start;
-        scanned = pending.len;
+        if (start) {
+            memmove(pending->data, pending->data + start, pending->len - start);
+            pending->len -= start;
+        }
+        scanned = pending->len;
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        buf_add(pending, chunk, (size_t)n);
     }
+}
+
+/* ---- listen mode ---------------------------------------------------------------------- */
+#define HELLO_TIMEOUT_S 5
+#define HELLO_MAX_BYTES 4096
+static char *token;
+static char chunk_for_token[4096];
+static size_t token_len;
+static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
+static int session_busy;
+
+static void reply(int fd, long id, const char *error) {
+    buf_t line = {0};
+    buf_fmt(&line, "{\"id\": %ld, \"error\": ", id);
+    put_escaped(&line, (const unsigned char *)error, strlen(error));
+    buf_str(&line, "}\n");
+    (void)!send(fd, line.data, line.len, MSG_NOSIGNAL);
+    free(line.data);
+}
+
+static int token_matches(const buf_t *given) {
+    if (given->len != token_len) return 0;
+    unsigned char diff = 0;
+    for (size_t i = 0; i < token_len; i++) diff |= (unsigned char)(given->data[i] ^ token[i]);
+    return diff == 0;
+}
+
+static void *serve_client(void *arg) {
+    int fd = (int)(intptr_t)arg;
+    struct timeval tv = {HELLO_TIMEOUT_S, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    buf_t pending = {0};
+    char chunk[HELLO_MAX_BYTES];
+    char *nl = NULL;
+    double deadline = now_ms() + HELLO_TIMEOUT_S * 1000.0;
+    while (!(nl = pending.len ? memchr(pending.data, '\n', pending.len) : NULL) && pending.len <= HELLO_MAX_BYTES
+           && now_ms() < deadline) {
+        ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        buf_add(&pending, chunk, (size_t)n);
+    }
+    request_t hello;
+    memset(&hello, 0, sizeof hello);
+    size_t first = nl ? (size_t)(nl - pending.data) : 0;
+    /* Whatever a refused line allocated is freed below: refusals must not cost memory. */
+    int parsed = nl && parse_request(pending.data, first, &hello);
+    if (!parsed || !hello.hello || !token_matches(&hello.token)) {
+        reply(fd, hello.id, "unauthorized");
+    } else {
+        pthread_mutex_lock(&session_lock);
+        int busy = session_busy;
+        session_busy = 1;
+        pthread_mutex_unlock(&session_lock);
+        if (busy) {
+            reply(fd, hello.id, "busy: another client is connected");
+        } else {
+            struct timeval none = {0, 0};
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
+            pthread_mutex_lock(&out_lock);
+            unsigned long gen = ++out_gen;
+            out_fd = fd;
+            pthread_mutex_unlock(&out_lock);
+            buf_t line = {0};
+            buf_fmt(&line, "{\"id\": %ld, \"ready\": true, \"pid\": %d}", hello.id, (int)getpid());
+            send_line(&line, gen);
+            free(line.data);
+            memmove(pending.data, pending.data + first + 1, pending.len - first - 1);
+            pending.len -= first + 1;
+            serve_lines(fd, &pending, gen);
+            /* Hung up: nothing more goes to this socket, and its calls are killed. */
+            pthread_mutex_lock(&out_lock);
+            out_fd = -1;
+            out_gen++;
+            pthread_mutex_unlock(&out_lock);
+            pthread_mutex_lock(&calls_lock);
+            for (int i = 0; i < MAX_CALLS; i++)
+                if (calls[i].pid && calls[i].gen == gen) { calls[i].cancelled = 1; kill(-calls[i].pid, SIGKILL); }
+            pthread_mutex_unlock(&calls_lock);
+            pthread_mutex_lock(&session_lock);
+            session_busy = 0;
+            pthread_mutex_unlock(&session_lock);
+        }
+    }
+    free_request(&hello);
+    free(pending.data);
+    close(fd);
+    return NULL;
+}
+
+static int usage(const char *why) {
+    fprintf(stderr, "call server: %s\nusage: call-server HOOK [ARG...]\n"
+                    "       call-server --listen HOST:PORT [--token-file FILE] -- HOOK [ARG...]\n", why);
+    return 64;
+}
+
+static int listen_main(int argc, char **argv) {
+    const char *address = NULL, *token_file = NULL;
+    int i = 1;
+    for (; i < argc && strcmp(argv[i], "--") != 0; i += 2) {
+        if (i + 1 >= argc) return usage("an option without a value");
+        if (!strcmp(argv[i], "--listen")) address = argv[i + 1];
+        else if (!strcmp(argv[i], "--token-file")) token_file = argv[i + 1];
+        else return usage("unknown option");
+    }
+    if (i >= argc - 1) return usage("no hook command after --");
+    hook_argv = argv + i + 1;
+    const char *env_token = getenv("BRAINBENCH_CALL_TOKEN");
+    buf_t tok = {0};
+    if (env_token) buf_str(&tok, env_token);
+    unsetenv("BRAINBENCH_CALL_TOKEN");  /* never handed on to a hook */
+    if (token_file) {
+        tok.len = 0;
+        int fd = open(token_file, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return usage("cannot read the token file");
+        ssize_t n;
+        while ((n = read(fd, chunk_for_token, sizeof chunk_for_token)) > 0) buf_add(&tok, chunk_for_token, (size_t)n);
+        close(fd);
+    }
+    while (tok.len && strchr(" \t\r\n", tok.data[tok.len - 1])) tok.data[--tok.len] = 0;
+    if (!tok.len) return usage("no token: give --token-file FILE or BRAINBENCH_CALL_TOKEN");
+    token = tok.data;
+    token_len = tok.len;
+    const char *colon = strrchr(address ? address : "", ':');
+    if (!address || !colon) return usage("--listen wants HOST:PORT");
+    char host[256];
+    size_t hlen = (size_t)(colon - address);
+    if (hlen >= sizeof host) return usage("host too long");
+    memcpy(host, address, hlen);
+    host[hlen] = 0;
+    char *h = host;
+    if (h[0] == '[') { h++; if (hlen && host[hlen - 1] == ']') host[hlen - 1] = 0; }
+    /* Numeric addresses only (inet_pton): no resolver, which a static binary cannot load. */
+    struct sockaddr_storage where;
+    socklen_t where_len;
+    memset(&where, 0, sizeof where);
+    char *end = NULL;
+    long port = strtol(colon + 1, &end, 10);
+    if (!colon[1] || *end || port < 0 || port > 65535) return usage("--listen wants HOST:PORT");
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&where;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&where;
+    if (inet_pton(AF_INET, *h ? h : "127.0.0.1", &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((uint16_t)port);
+        where_len = sizeof *v4;
+    } else if (inet_pton(AF_INET6, h, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons((uint16_t)port);
+        where_len = sizeof *v6;
+    } else {
+        return usage("--listen wants a numeric HOST:PORT (127.0.0.1:7701)");
+    }
+    int server = socket(where.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (server >= 0) setsockopt(server, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (server < 0 || bind(server, (struct sockaddr *)&where, where_len) != 0 || listen(server, 16) != 0) {
+        perror("call server: listen");
+        return 71;
+    }
+    fprintf(stderr, "call server: listening on %s\n", address);
+    for (;;) {
+        int fd = accept4(server, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE) { usleep(10000); continue; }
+            perror("call server: accept");
+            return 71;
+        }
+        pthread_t thread;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&thread, &attr, serve_client, (void *)(intptr_t)fd) != 0) close(fd);
+        pthread_attr_destroy(&attr);
+    }
+}
+
+int main(int argc, char **argv) {
+    signal(SIGPIPE, SIG_IGN);
+    if (argc >= 2 && !strcmp(argv[1], "--listen")) return listen_main(argc, argv);
+    if (argc < 2) return usage("no hook command");
+    hook_argv = argv + 1;
+    buf_t pending = {0};
+    serve_lines(0, &pending, out_gen);
     return 0;
 }

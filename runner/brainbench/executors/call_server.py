@@ -18,32 +18,74 @@ request ``{"id": 0, "hello": true}`` is the handshake.  Response: ``{"id", "exit
 "stderr", "timed_out", "oversize", "run_ms"}``, plus ``infra_error`` when the call could not
 start where asked.
 
+Listen mode (``call_server.py --listen HOST:PORT [--token-file FILE] -- HOOK [ARG...]``) serves
+the same protocol over TCP, for a seam that runs as a container of its own beside the runner
+(a Kubernetes pod's sidecar; executors/sidecar.py).  Every container of a pod shares the
+loopback network, so a hook of another seam could connect too: the first line must be the
+``hello`` carrying this seam's token (``--token-file``, else ``BRAINBENCH_CALL_TOKEN``, which is
+removed from the environment hooks inherit), anything else is refused and the connection
+closed; one authenticated client is served at a time, and when it goes, its calls are killed.
+
 Deliberately stdlib-only and free of BrainBench imports: this file's source is what runs
 in the container.  Keep it compatible with old interpreters (no annotations at runtime).
 """
 
+import hmac
 import json
 import os
 import selectors
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
 
-WRITE_LOCK = threading.Lock()
-CALLS = {}  # request id -> running hook process, for cancel requests
-CANCELLED = set()
 ARGV_ENV = "BRAINBENCH_CALL_ARGV"
+TOKEN_ENV = "BRAINBENCH_CALL_TOKEN"
+# Listen mode: how long a new connection has to authenticate, and its hello line's size.
+HELLO_TIMEOUT_S = 5.0
+HELLO_MAX_BYTES = 4096
 
 
-def _send(doc):
-    # ASCII JSON: undecodable hook output travels as surrogate escapes (\udcXX), never as
-    # raw bytes that would make the line itself invalid UTF-8.
-    line = (json.dumps(doc) + "\n").encode("ascii")
-    with WRITE_LOCK:
-        sys.stdout.buffer.write(line)
-        sys.stdout.buffer.flush()
+class Session:
+    """One client: where answers go, and the calls it started (for cancel and hang-up)."""
+
+    def __init__(self, write):
+        self.write = write
+        self.lock = threading.Lock()
+        self.calls = {}  # request id -> running hook process
+        self.cancelled = set()
+        self.open = True
+
+    def send(self, doc):
+        # ASCII JSON: undecodable hook output travels as surrogate escapes (\udcXX), never as
+        # raw bytes that would make the line itself invalid UTF-8.
+        line = (json.dumps(doc) + "\n").encode("ascii")
+        with self.lock:
+            if not self.open:
+                return  # its client hung up: a late answer goes nowhere, never to the next client
+            try:
+                self.write(line)
+            except OSError:
+                self.open = False
+
+    def cancel(self, rid):
+        self.cancelled.add(rid)
+        proc = self.calls.get(rid)
+        if proc is not None:
+            _kill_group(proc.pid)
+
+    def hang_up(self):
+        with self.lock:
+            self.open = False
+        for rid in list(self.calls):
+            self.cancel(rid)
+
+
+def _stdout_write(line):
+    sys.stdout.buffer.write(line)
+    sys.stdout.buffer.flush()
 
 
 def _kill_group(pid):
@@ -87,7 +129,8 @@ def write_files(request):
         os.replace(temp, path)
 
 
-def run_call(argv, request):
+def run_call(argv, request, session=None):
+    session = session or Session(_stdout_write)
     started = time.monotonic()
     write_files(request)
     env = dict(os.environ)
@@ -106,7 +149,7 @@ def run_call(argv, request):
     except OSError as exc:
         return {"exit_code": 127, "stdout": "", "stderr": f"cannot start hook: {exc}\n", "timed_out": False,
                 "oversize": None, "run_ms": 0.0}
-    CALLS[request.get("id")] = proc
+    session.calls[request.get("id")] = proc
     threading.Thread(target=_feed, args=(proc.stdin, data), daemon=True).start()
     threading.Thread(target=_kill_group_on_exit, args=(proc.pid,), daemon=True).start()
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
@@ -135,9 +178,9 @@ def run_call(argv, request):
             buffer += chunk
     _kill_group(proc.pid)
     proc.wait()
-    CALLS.pop(request.get("id"), None)
-    if request.get("id") in CANCELLED:
-        CANCELLED.discard(request.get("id"))
+    session.calls.pop(request.get("id"), None)
+    if request.get("id") in session.cancelled:
+        session.cancelled.discard(request.get("id"))
         timed_out = True  # the host gave up on it: a timeout, its output discarded
     selector.close()
     for stream in (proc.stdout, proc.stderr):
@@ -152,48 +195,180 @@ def run_call(argv, request):
             "timed_out": False, "oversize": None, "run_ms": run_ms}
 
 
-def _serve_one(argv, request):
+def _serve_one(argv, request, session):
     try:
         if request.get("write_only"):
             write_files(request)
             answer = {"written": True}
         else:
-            answer = run_call(argv, request)
+            answer = run_call(argv, request, session)
     except Exception as exc:  # the server must answer every request it accepted
         answer = {"exit_code": None, "stdout": "", "stderr": "", "timed_out": False, "oversize": None,
                   "run_ms": 0.0, "error": f"call server: {type(exc).__name__}: {exc}"}
     answer["id"] = request.get("id")
-    _send(answer)
+    session.send(answer)
+
+
+def _parse(line):
+    request = json.loads(line.decode("utf-8", "surrogateescape"))
+    if not isinstance(request, dict):
+        raise ValueError("request is not an object")
+    return request
+
+
+def serve(argv, lines, session):
+    """Answer every request line of ``lines`` on ``session``; returns when they end."""
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            request = _parse(line)
+        except ValueError as exc:
+            session.send({"id": -1, "error": f"bad request: {exc}"})
+            continue
+        if "cancel" in request:
+            # The host's deadline passed before ours (it never should): kill that call now.
+            session.cancel(request["cancel"])
+            continue
+        if request.get("hello"):
+            session.send({"id": request.get("id"), "ready": True, "pid": os.getpid()})
+            continue
+        threading.Thread(target=_serve_one, args=(argv, request, session), daemon=True).start()
+
+
+def _read_hello(conn):
+    """The first line of a new connection, within the deadline and size; None if there is none."""
+    conn.settimeout(HELLO_TIMEOUT_S)
+    data = b""
+    deadline = time.monotonic() + HELLO_TIMEOUT_S
+    try:
+        while b"\n" not in data and len(data) <= HELLO_MAX_BYTES and time.monotonic() < deadline:
+            chunk = conn.recv(HELLO_MAX_BYTES)
+            if not chunk:
+                return None, b""
+            data += chunk
+    except OSError:  # socket.timeout included
+        return None, b""
+    if b"\n" not in data:
+        return None, b""
+    line, rest = data.split(b"\n", 1)
+    return line, rest
+
+
+class Listener:
+    """Listen mode: authenticate each connection, serve one client at a time."""
+
+    def __init__(self, argv, token):
+        self.argv = argv
+        self.token = token.encode("utf-8")
+        self.lock = threading.Lock()
+        self.busy = False
+
+    def handle(self, conn):
+        try:
+            line, rest = _read_hello(conn)
+            try:
+                hello = _parse(line) if line is not None else {}
+            except ValueError:
+                hello = {}
+            rid = hello.get("id")
+            given = str(hello.get("token") or "").encode("utf-8", "surrogateescape")
+            if not hello.get("hello") or not hmac.compare_digest(given, self.token):
+                conn.sendall((json.dumps({"id": rid, "error": "unauthorized"}) + "\n").encode("ascii"))
+                return
+            with self.lock:
+                busy, self.busy = self.busy, True
+            if busy:
+                conn.sendall((json.dumps({"id": rid, "error": "busy: another client is connected"}) + "\n")
+                             .encode("ascii"))
+                return
+            try:
+                conn.settimeout(None)
+                session = Session(conn.sendall)
+                session.send({"id": rid, "ready": True, "pid": os.getpid()})
+                try:
+                    serve(self.argv, _socket_lines(conn, rest), session)
+                finally:
+                    session.hang_up()
+            finally:
+                with self.lock:
+                    self.busy = False
+        except OSError:
+            pass
+        finally:
+            try:
+                conn.close()
+            except OSError:
+                pass
+
+    def run(self, host, port):
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        server = socket.socket(family, socket.SOCK_STREAM)
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind((host, port))
+        server.listen(16)
+        sys.stderr.write(f"call server: listening on {host}:{server.getsockname()[1]}\n")
+        sys.stderr.flush()
+        while True:
+            conn, _ = server.accept()
+            threading.Thread(target=self.handle, args=(conn,), daemon=True).start()
+
+
+def _socket_lines(conn, rest):
+    buffer = rest
+    while True:
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            yield line
+        try:
+            chunk = conn.recv(65536)
+        except OSError:
+            return
+        if not chunk:
+            return
+        buffer += chunk
+
+
+def _listen_options(args):
+    """``--listen HOST:PORT [--token-file FILE] -- HOOK...`` -> (host, port, token, hook argv)."""
+    if "--" not in args:
+        raise ValueError("the hook command goes after --")
+    options, hook = args[:args.index("--")], args[args.index("--") + 1:]
+    values = {options[i]: options[i + 1] for i in range(0, len(options) - 1, 2)}
+    if len(options) % 2 or set(values) - {"--listen", "--token-file"}:
+        raise ValueError(f"unknown options {' '.join(options)}")
+    host, sep, port = values["--listen"].rpartition(":")
+    if not sep or not port.isdigit():
+        raise ValueError(f"--listen wants HOST:PORT, got {values['--listen']!r}")
+    token = os.environ.pop(TOKEN_ENV, "")  # never handed on to a hook
+    if "--token-file" in values:
+        with open(values["--token-file"], "rb") as handle:
+            token = handle.read().decode("utf-8").strip()
+    if not token:
+        raise ValueError(f"no token: give --token-file FILE or {TOKEN_ENV}")
+    if not hook:
+        raise ValueError("no hook command after --")
+    return host.strip("[]") or "127.0.0.1", int(port), token, hook
 
 
 def main(argv):
+    if argv and argv[0] == "--listen":
+        try:
+            host, port, token, hook = _listen_options(argv)
+        except (ValueError, OSError) as exc:
+            sys.stderr.write(f"call server: {exc}\nusage: call_server.py --listen HOST:PORT "
+                             "[--token-file FILE] -- HOOK [ARG...]\n")
+            return 64
+        Listener(hook, token).run(host, port)
+        return 0
     argv = argv or json.loads(os.environ.pop(ARGV_ENV, "[]"))
     if not argv:
         sys.stderr.write("usage: call_server.py HOOK [ARG...]\n")
         return 64
-    for line in sys.stdin.buffer:
-        if not line.strip():
-            continue
-        try:
-            request = json.loads(line.decode("utf-8", "surrogateescape"))
-            if not isinstance(request, dict):
-                raise ValueError("request is not an object")
-        except ValueError as exc:
-            _send({"id": -1, "error": f"bad request: {exc}"})
-            continue
-        if "cancel" in request:
-            # The host's deadline passed before ours (it never should): kill that call now.
-            CANCELLED.add(request["cancel"])
-            proc = CALLS.get(request["cancel"])
-            if proc is not None:
-                _kill_group(proc.pid)
-            continue
-        if request.get("hello"):
-            _send({"id": request.get("id"), "ready": True, "pid": os.getpid()})
-            continue
-        threading.Thread(target=_serve_one, args=(argv, request), daemon=True).start()
+    serve(argv, sys.stdin.buffer, Session(_stdout_write))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main([a for a in sys.argv[1:] if a != "-c"]))
+    # Under ``python -c BOOT`` sys.argv is ["-c"]: the hook's argv then comes from the env.
+    sys.exit(main(sys.argv[1:] if sys.argv[0] != "-c" else []))

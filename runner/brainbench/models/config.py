@@ -149,7 +149,14 @@ class RunConfig(BaseModel):
     # None: chosen at run time from cores, memory and the brain server's connections.
     jobs: int | None = option(None, "Fixtures run concurrently (default: what the cores, memory and the brain "
                                     "server's connections carry).", ge=1)
-    executor: Literal["local", "docker"] = option("local", "local or docker.", cli_type="str")
+    executor: Literal["local", "docker", "sidecar"] = option(
+        "local", "local, docker, or sidecar (each seam a call server in a container of its own: a pod's "
+                 "sidecars; docs/SCALING.md).", cli_type="str")
+    seam_endpoints: list[str] = option(default_factory=list, flag="--seam-endpoint", metavar="SEAM=HOST:PORT",
+                                       help="--executor sidecar: where SEAM's call server listens (repeatable; "
+                                            "the env var takes several, space-separated).")
+    seam_tokens: Path | None = option(None, "--executor sidecar: directory with one file per seam (named after "
+                                            "it) holding that seam's call server token.", metavar="DIR")
     mode: Literal["exec", "stream"] = option("stream", "Seam invocation: stream (warm) or exec (one process per call).",
                                              cli_type="str")
     timeout_s: float = option(DEFAULT_TIMEOUT_S, "Per-hook timeout in seconds.", flag="--timeout", gt=0)
@@ -214,6 +221,17 @@ class RunConfig(BaseModel):
     @classmethod
     def _once_each(cls, value: list[str]) -> list[str]:
         return list(dict.fromkeys(value))
+
+    @field_validator("seam_endpoints")
+    @classmethod
+    def _endpoints(cls, value: list[str]) -> list[str]:
+        for item in value:
+            seam, sep, address = item.partition("=")
+            host, colon, port = address.rpartition(":")
+            if not sep or seam not in HARNESSES or not colon or not host or not port.isdigit() or int(port) > 65535:
+                raise OptionsError(f"--seam-endpoint {item!r}: expected SEAM=HOST:PORT with SEAM one of "
+                                   f"{', '.join(HARNESSES)}")
+        return value
 
     @field_validator("memory")
     @classmethod

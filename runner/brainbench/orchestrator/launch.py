@@ -33,6 +33,8 @@ class ActiveSeam:
 
 
 def provider_for(config: RunConfig, harness: str) -> str:
+    if config.executor == "sidecar":
+        return "sidecar"  # every seam is a sidecar's call server; the pod says which image
     override = config.seams.get(harness)
     return "docker" if config.executor == "docker" or (override and override.image) else "local"
 
@@ -61,6 +63,10 @@ def make_executor(kind: str, config: RunConfig, pool_size: int) -> Executor:
 
         docker = DockerConfig(docker_host=config.docker_host, private_brain_image=config.private_brain_image)
         return DockerExecutor(docker, pool_size=pool_size)
+    if kind == "sidecar":
+        from brainbench.executors.sidecar import SidecarExecutor, parse_endpoints
+
+        return SidecarExecutor(parse_endpoints(config.seam_endpoints), config.seam_tokens)
     from brainbench.executors.local import LocalExecutor
 
     return LocalExecutor(pool_size=pool_size)

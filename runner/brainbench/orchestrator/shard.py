@@ -15,6 +15,7 @@ everything after it), and the bound keeps every shard within ε of the mean.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from collections.abc import Sequence
@@ -61,21 +62,35 @@ def assign(weights: dict[str, int], total: int) -> dict[str, int]:
     """Shard number (1-based) of every unit."""
     if total < 1:
         raise ValueError("total must be at least 1")
+    # A run asks twice (its plan, then its result's shard identity); N=200 costs N hashes a unit.
+    return dict(_assign(tuple(weights.items()), total))
+
+
+@functools.lru_cache(maxsize=8)
+def _assign(items: tuple[tuple[str, int], ...], total: int) -> tuple[tuple[str, int], ...]:
+    weights = dict(items)
     if not weights:
-        return {}
+        return ()
     mean = sum(weights.values()) / total
     capacity = max(math.ceil(mean * (1 + SLACK)), max(weights.values()))
     load = [0] * (total + 1)
     out: dict[str, int] = {}
     for key in sorted(weights, key=lambda k: (_score("order", k), k)):
         weight = weights[key]
-        ranking = sorted(range(1, total + 1), key=lambda s: (-_score("rank", key, s), s))
-        shard = next((s for s in ranking if load[s] + weight <= capacity), None)
+        scores = {s: _score("rank", key, s) for s in range(1, total + 1)}
+        # The top of the ranking nearly always has room: sort the rest only when it does not.
+        first = max(scores, key=lambda s: (scores[s], -s))
+        if load[first] + weight <= capacity:
+            shard: int | None = first
+            ranking = [first]
+        else:
+            ranking = sorted(scores, key=lambda s: (-scores[s], s))
+            shard = next((s for s in ranking if load[s] + weight <= capacity), None)
         if shard is None:  # only when the bound cannot hold anywhere: least loaded, then ranking
             shard = min(ranking, key=lambda s: load[s])
         load[shard] += weight
         out[key] = shard
-    return out
+    return tuple(out.items())
 
 
 def shard_plan(plan: Plan, config: RunConfig, index: int, total: int) -> Plan:

@@ -1,0 +1,123 @@
+"""The runner's side of the call server protocol (``call_server.py``/``call_server.c``), over any transport.
+
+One request line per call, answered by id; a call past its deadline is cancelled (the
+server kills its hook's group) and gets a moment more to answer, so a wedged call still
+ends as a timeout.  The transport is the subclass's: an attached ``docker exec``
+(``docker/call_client.py``) or a TCP connection to a sidecar's server (``sidecar.py``).
+A subclass sends with :meth:`CallChannel.send_line` and feeds every answer line it reads
+to :meth:`CallChannel.deliver`, then calls :meth:`CallChannel.reader_ended` when the
+stream ends.
+"""
+
+from __future__ import annotations
+
+import abc
+import itertools
+import json
+import threading
+import time
+from collections.abc import Mapping
+
+from .base import HookCall, HookOutcome
+from .call_files import CallFiles
+from .limits import MAX_OUTPUT_BYTES, OutputLimitExceeded, decode_stream_text, oversize_outcome
+
+# After a cancel request, how long the server has to report the killed call.
+CANCEL_GRACE_S = 2.0
+
+
+class CallServerError(RuntimeError):
+    """The call server could not be started or stopped answering (an infrastructure fault)."""
+
+
+class CallChannel(abc.ABC):
+    def __init__(self) -> None:
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, list[bytes | None]] = {}
+        self._events: dict[int, threading.Event] = {}
+        self._lock = threading.Lock()
+        self.alive = False
+
+    @abc.abstractmethod
+    def send_line(self, line: bytes) -> None:
+        """Write one request line (with its newline) to the server."""
+
+    def deliver(self, line: bytes) -> None:
+        try:
+            rid = json.loads(line).get("id")
+        except (ValueError, AttributeError):
+            return
+        with self._lock:
+            if rid in self._events:
+                self._waiting[rid].append(line)
+                self._events[rid].set()
+
+    def reader_ended(self) -> None:
+        """The server's stream is over: every waiting call learns it now."""
+        self.alive = False
+        with self._lock:
+            for rid, event in self._events.items():
+                self._waiting[rid].append(None)
+                event.set()
+
+    def request(self, doc: Mapping[str, object], timeout_s: float) -> bytes | None:
+        """The answer line to ``doc``; None if the server died or did not answer in time."""
+        rid = next(self._ids)
+        event = threading.Event()
+        with self._lock:
+            self._events[rid] = event
+            self._waiting[rid] = []
+        try:
+            # ASCII JSON: undecodable stdin bytes travel as surrogate escapes.
+            self.send_line(json.dumps({**doc, "id": rid}).encode("ascii") + b"\n")
+            if not event.wait(max(timeout_s, 0.0)) and self.alive:
+                self.send_line(json.dumps({"cancel": rid}).encode("ascii") + b"\n")
+                event.wait(CANCEL_GRACE_S)
+            got = self._waiting[rid]
+            return got[0] if got else None
+        finally:
+            with self._lock:
+                self._events.pop(rid, None)
+                self._waiting.pop(rid, None)
+
+    def hello(self, timeout_s: float, **fields: object) -> dict[str, object]:
+        """The handshake's answer (``{"ready": true, ...}`` or ``{"error": ...}``); {} for none."""
+        answer = self.request({"hello": True, **fields}, timeout_s)
+        try:
+            doc = json.loads(answer) if answer is not None else {}
+        except ValueError:
+            return {}
+        return doc if isinstance(doc, dict) else {}
+
+    def write_files(self, files: CallFiles, timeout_s: float, seam: str) -> None:
+        """Copy a call's files in ahead of it (stream mode on a remote engine)."""
+        raw = self.request({"write_only": True, **files.as_request()}, timeout_s)
+        doc = json.loads(raw) if raw is not None else {}
+        if not doc.get("written"):
+            raise CallServerError(f"call server of {seam} could not write the call's files: "
+                                  f"{doc.get('error') or 'no answer'}")
+
+    def run(self, call: HookCall, env: Mapping[str, str], grace_s: float, seam: str,
+            files: CallFiles | None = None) -> HookOutcome:
+        """One hook call: a fresh hook process on the server's side, graded like any exec."""
+        started = time.perf_counter()
+        request = {"env": dict(env), "timeout_s": max(call.timeout_s, 0.001),
+                   "cap": MAX_OUTPUT_BYTES, "stdin": call.payload.decode("utf-8", "surrogateescape"),
+                   "cwd": call.cwd, **(files.as_request() if files else {})}
+        raw = self.request(request, call.timeout_s + grace_s)
+        elapsed = (time.perf_counter() - started) * 1000
+        if raw is None:
+            # Dead or wedged server: what ran is unknown, so nothing is graded as the hook's.
+            raise CallServerError(f"call server of {seam} stopped answering")
+        doc = json.loads(raw)
+        if doc.get("error"):
+            raise CallServerError(str(doc["error"]))
+        if doc.get("infra_error"):  # the call could not start as a harness would start it
+            return HookOutcome(None, b"", b"", False, elapsed, infra_error=str(doc["infra_error"]))
+        if doc.get("timed_out"):
+            return HookOutcome(None, b"", b"", True, elapsed)
+        if doc.get("oversize"):
+            name = str(doc["oversize"]).split(" ", 1)[0]
+            return oversize_outcome(OutputLimitExceeded(name, MAX_OUTPUT_BYTES), elapsed)
+        return HookOutcome(int(doc["exit_code"]), decode_stream_text(doc.get("stdout", "")),
+                           decode_stream_text(doc.get("stderr", "")), False, elapsed)

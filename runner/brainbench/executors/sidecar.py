@@ -1,0 +1,222 @@
+"""The sidecar provider: each seam is a call server already running in a container of its own.
+
+In a Kubernetes pod every seam image runs as a native sidecar with the call server in
+listen mode (``call-server --listen 127.0.0.1:PORT --token-file FILE -- HOOK…``,
+deploy/kubernetes/shard-job-images.yaml); the runner container connects to each over the
+pod's loopback.  ``start`` connects, authenticates with the seam's token and gets the
+hello back, so the seam is warm before any graded call.  Every call is one request
+line: a fresh hook process in the sidecar, exec semantics as real hooks run, with the
+transcript and cwd the call names carried in the request (``call_files``): a sidecar
+sees none of the runner's files, so the gold and the other seams' transcripts stay out
+of its reach.
+
+What a pod cannot isolate (docs/SCALING.md): its containers share one network namespace,
+so a hook can connect to any loopback port; the call servers refuse every connection
+without their seam's token, and the brain's superuser password is in neither the seams'
+environment nor their files (each hook gets its own role's URL, as with every provider).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import socket
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import ClassVar
+
+import anyio
+
+from .base import Executor, ExecutorError, HookCall, HookOutcome, RunContext, SeamLaunch, SeamProcess
+from .call_files import files_for
+from .call_protocol import CallChannel, CallServerError
+from .limits import LineSplitter
+
+log = logging.getLogger(__name__)
+
+# A sidecar's server may still be starting when the runner does (a pod starts its
+# sidecars in order but does not wait for them to listen): connection refused is retried.
+CONNECT_TIMEOUT_S = 60.0
+HANDSHAKE_TIMEOUT_S = 10.0
+
+
+def parse_endpoints(items: Sequence[str]) -> dict[str, tuple[str, int]]:
+    """``SEAM=HOST:PORT`` items (validated by the options model) as {seam: (host, port)}."""
+    out: dict[str, tuple[str, int]] = {}
+    for item in items:
+        seam, _, address = item.partition("=")
+        host, _, port = address.rpartition(":")
+        out[seam] = (host.strip("[]"), int(port))
+    return out
+
+
+class TcpCallChannel(CallChannel):
+    """The call server protocol over one TCP connection to a listening call server."""
+
+    def __init__(self, seam: str, host: str, port: int) -> None:
+        super().__init__()
+        self.seam, self.host, self.port = seam, host, port
+        self.sock: socket.socket | None = None
+        self._send_lock = threading.Lock()
+
+    @property
+    def where(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def connect(self, token: str, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                self.sock = socket.create_connection((self.host, self.port), timeout=HANDSHAKE_TIMEOUT_S)
+                break
+            except OSError as exc:
+                if time.monotonic() >= deadline:
+                    raise CallServerError(f"{self.seam}: no call server answers at {self.where} "
+                                          f"(--seam-endpoint {self.seam}=HOST:PORT): {exc}") from exc
+                time.sleep(0.2)
+        self.sock.settimeout(None)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.alive = True
+        threading.Thread(target=self._read, name=f"bb-sidecar-{self.seam}", daemon=True).start()
+        answer = self.hello(HANDSHAKE_TIMEOUT_S, token=token)
+        if not answer.get("ready"):
+            self.close()
+            raise CallServerError(f"{self.seam}: the call server at {self.where} refused the runner: "
+                                  f"{answer.get('error') or 'no answer to the handshake'}")
+
+    def send_line(self, line: bytes) -> None:
+        if self.sock is None:
+            raise CallServerError(f"{self.seam}: not connected")
+        with self._send_lock:
+            self.sock.sendall(line)
+
+    def _read(self) -> None:
+        assert self.sock is not None
+        lines = LineSplitter()
+        try:
+            while chunk := self.sock.recv(65536):
+                for line in lines.feed(chunk):
+                    self.deliver(line)
+        except Exception as exc:  # closed under us, or a line over the cap: either way it is done
+            log.debug("sidecar %s: reader ended: %s", self.seam, exc)
+        finally:
+            self.reader_ended()
+
+    def close(self) -> None:
+        """Hang up: the server kills whatever this connection still had running."""
+        self.alive = False
+        if self.sock is not None:
+            with contextlib.suppress(OSError):
+                self.sock.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(OSError):
+                self.sock.close()
+
+
+class SidecarSeam(SeamProcess):
+    mode = "exec"
+
+    def __init__(self, launch: SeamLaunch, host: str, port: int, token: str, grace_s: float) -> None:
+        self.launch = launch
+        self.seam = launch.seam
+        self.host, self.port, self.token = host, port, token
+        self.grace_s = grace_s
+        self.channel: TcpCallChannel | None = None
+        self._lock = threading.Lock()
+
+    def connect(self) -> TcpCallChannel:
+        channel = TcpCallChannel(self.seam, self.host, self.port)
+        channel.connect(self.token)
+        self.channel = channel
+        return channel
+
+    def _live(self) -> TcpCallChannel:
+        """The connection, made again once if it dropped since the last call."""
+        with self._lock:
+            if self.channel is not None and self.channel.alive:
+                return self.channel
+            if self.channel is not None:
+                self.channel.close()
+            return self.connect()
+
+    def _drop(self, channel: TcpCallChannel) -> None:
+        with self._lock:
+            if self.channel is channel:
+                self.channel = None
+                channel.close()
+
+    async def call(self, call: HookCall) -> HookOutcome:
+        return await anyio.to_thread.run_sync(self._call, call, abandon_on_cancel=True)
+
+    def _call(self, call: HookCall) -> HookOutcome:
+        started = time.perf_counter()
+        channel: TcpCallChannel | None = None
+        try:
+            channel = self._live()
+            files = files_for(call.payload, self.launch.shared_paths)
+            return channel.run(call, {**self.launch.env, **call.env}, self.grace_s, self.seam, files)
+        except (CallServerError, OSError, ValueError, KeyError, TypeError) as exc:
+            # An infrastructure fault, never the hook's grade; the orchestrator retries the call.
+            if channel is not None:
+                self._drop(channel)
+            return HookOutcome(None, b"", b"", False, (time.perf_counter() - started) * 1000,
+                               infra_error=f"{type(exc).__name__}: {exc}")
+
+    async def stop(self) -> None:
+        with self._lock:
+            if self.channel is not None:
+                self.channel.close()
+                self.channel = None
+
+
+class SidecarExecutor(Executor):
+    """Seams as call servers in containers of their own (``--executor sidecar``)."""
+
+    name: ClassVar[str] = "sidecar"
+
+    def __init__(self, endpoints: Mapping[str, tuple[str, int]], token_dir: Path | None) -> None:
+        self.endpoints = dict(endpoints)
+        self.token_dir = token_dir
+        self.context: RunContext | None = None
+        self._seams: list[SidecarSeam] = []
+
+    async def prepare(self, context: RunContext) -> None:
+        self.context = context
+
+    def token_of(self, seam: str) -> str:
+        if self.token_dir is None:
+            raise ExecutorError("--executor sidecar needs --seam-tokens DIR (a file per seam holding its "
+                                "call server's token)")
+        path = Path(self.token_dir) / seam
+        try:
+            token = path.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ExecutorError(f"{path}: cannot read the {seam} call server's token: {exc}") from None
+        if not token:
+            raise ExecutorError(f"{path}: the {seam} call server's token is empty")
+        return token
+
+    async def start(self, launch: SeamLaunch) -> SeamProcess:
+        if launch.image:
+            raise ExecutorError(f"{launch.seam}: --image has no effect with --executor sidecar (the seam's "
+                                "image is the sidecar's); set `kind` in --seams to record a production image")
+        endpoint = self.endpoints.get(launch.seam)
+        if endpoint is None:
+            raise ExecutorError(f"{launch.seam}: --executor sidecar needs --seam-endpoint {launch.seam}=HOST:PORT "
+                                "(where that seam's call server listens)")
+        grace = self.context.limits.call_grace_s if self.context else 5.0
+        seam = SidecarSeam(launch, *endpoint, self.token_of(launch.seam), grace)
+        try:
+            await anyio.to_thread.run_sync(seam.connect, abandon_on_cancel=True)
+        except CallServerError as exc:
+            raise ExecutorError(str(exc)) from None
+        self._seams.append(seam)
+        return seam
+
+    async def close(self, interrupted: bool = False) -> None:
+        with anyio.CancelScope(shield=True):
+            for seam in self._seams:
+                with contextlib.suppress(Exception):
+                    await seam.stop()
+        self._seams.clear()

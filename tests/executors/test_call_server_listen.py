@@ -1,0 +1,120 @@
+"""The call server's listen mode (a pod's sidecar): only its seam's token gets in, one client at a time.
+
+Every container of a pod shares the loopback network, so a hook of another seam can
+connect to this server: without the token it is refused, and the token never reaches a
+hook's environment.  Both servers (call_server.py and the static call_server.c) must
+behave the same.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from brainbench.executors.base import HookCall
+from brainbench.executors.call_protocol import CallServerError
+from brainbench.executors.docker.static_helper import helper_binary
+from brainbench.executors.sidecar import TcpCallChannel
+
+SERVER_PY = Path(__file__).parents[2] / "runner" / "brainbench" / "executors" / "call_server.py"
+# Prints its environment's BRAINBENCH_* names and stays alive for a while if asked to.
+HOOK = ("import os, sys, time; data = sys.stdin.read(); "
+        "print(sorted(k for k in os.environ if k.startswith('BRAINBENCH_'))); "
+        "time.sleep(float(data or 0))")
+VARIANTS = [pytest.param("python", id="python"),
+            pytest.param("static", id="static", marks=pytest.mark.skipif(
+                helper_binary() is None, reason="this host cannot build the static call server (cc -static)"))]
+
+
+@pytest.fixture(params=VARIANTS)
+def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[int, str, str]]:
+    token = uuid.uuid4().hex
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    cmd = [str(helper_binary())] if request.param == "static" else [sys.executable, str(SERVER_PY)]
+    marker = f"bbtest-listen-{uuid.uuid4().hex[:8]}"
+    # The token from the environment here: the path a hook could most easily inherit.
+    proc = subprocess.Popen([*cmd, "--listen", f"127.0.0.1:{port}", "--", sys.executable, "-c", HOOK, marker],
+                            env={**os.environ, "BRAINBENCH_CALL_TOKEN": token}, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        yield port, token, marker
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def _hello(port: int, line: bytes) -> dict[str, object]:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(line)
+        answer = conn.makefile("rb").readline()
+        return json.loads(answer) if answer else {}
+
+
+def _running(marker: str) -> int:
+    count = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            count += marker in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            pass
+    return count
+
+
+def test_only_the_seams_token_gets_in(server: tuple[int, str, str]) -> None:
+    port, token, _ = server
+    for line in (b'{"id": 0, "hello": true, "token": "guess"}\n', b'{"id": 0, "hello": true}\n',
+                 b'{"id": 1, "stdin": "", "timeout_s": 5}\n', b"not json\n", b"\n"):
+        assert _hello(port, line).get("error") == "unauthorized", line
+    good = _hello(port, json.dumps({"id": 0, "hello": True, "token": token}).encode() + b"\n")
+    assert good.get("ready") is True
+
+
+def test_one_client_at_a_time_and_a_hang_up_kills_its_calls(server: tuple[int, str, str]) -> None:
+    port, token, marker = server
+    first = TcpCallChannel("codex", "127.0.0.1", port)
+    first.connect(token, timeout_s=10)
+    try:
+        busy = _hello(port, json.dumps({"id": 0, "hello": True, "token": token}).encode() + b"\n")
+        assert str(busy.get("error", "")).startswith("busy"), busy
+        outcome = first.run(HookCall(b"0", {"BRAINBENCH_DATABASE_URL": "x"}, 10), {"BRAINBENCH_DATABASE_URL": "x"},
+                            2.0, "codex")
+        # The hook sees what the call gives it, never the server's token.
+        assert outcome.exit_code == 0 and outcome.stdout == b"['BRAINBENCH_DATABASE_URL']\n", outcome
+        server_itself = _running(marker)  # the hook's argv is part of the server's
+
+        def long_call() -> None:
+            with contextlib.suppress(CallServerError):  # the hang-up below ends it
+                first.run(HookCall(b"60", {}, 90), {}, 2.0, "codex")
+
+        threading.Thread(target=long_call, daemon=True).start()
+        for _ in range(100):
+            if _running(marker) > server_itself:
+                break
+            time.sleep(0.05)
+        assert _running(marker) == server_itself + 1
+    finally:
+        first.close()
+    for _ in range(100):  # hung up: its call is killed and the next client is served
+        if _running(marker) == server_itself:
+            break
+        time.sleep(0.05)
+    assert _running(marker) == server_itself
+    second = TcpCallChannel("codex", "127.0.0.1", port)
+    second.connect(token, timeout_s=10)
+    second.close()
