@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 __all__ = [
+    "MadeOnDemand",
     "js_json_chunks",
     "js_json_dumps",
     "js_math_round",
@@ -155,6 +156,20 @@ def js_json_dumps(
     return _encoder(" " * indent if indent else "", js_key_order, default)(obj, "")
 
 
+class MadeOnDemand(Sequence[Any]):
+    """A JSON array whose members ``make`` turns into JSON values one at a time, as
+    :func:`js_json_chunks` writes them (only within its outer ``depth`` levels)."""
+
+    def __init__(self, items: Sequence[Any], make: Callable[[Any], Any]) -> None:
+        self._items, self._make = items, make
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
+        return self._make(self._items[index])
+
+
 def js_json_chunks(obj: Any, indent: int | None = 2, *, depth: int = 2) -> Iterator[str]:
     """``js_json_dumps(obj, indent)`` in pieces: the same text, never held whole.
 
@@ -166,8 +181,8 @@ def js_json_chunks(obj: Any, indent: int | None = 2, *, depth: int = 2) -> Itera
     enc = _encoder(gap, True, None)
 
     def walk(value: Any, current: str, level: int) -> Iterator[str]:
-        if level >= depth or not isinstance(value, Mapping | list | tuple) or not value:
-            yield enc(value, current)
+        if level >= depth or not isinstance(value, Mapping | list | tuple | MadeOnDemand) or not value:
+            yield enc(list(value) if isinstance(value, MadeOnDemand) else value, current)
             return
         inner = current + gap
         if isinstance(value, Mapping):
@@ -179,7 +194,7 @@ def js_json_chunks(obj: Any, indent: int | None = 2, *, depth: int = 2) -> Itera
             members = [(_quote(k) + colon, lookup[k]) for k in _js_key_order(keys)]
             open_, close = "{", "}"
         else:
-            members = [("", v) for v in value]
+            members = (("", v) for v in value)  # type: ignore[assignment]
             open_, close = "[", "]"
         yield open_ + ("\n" + inner if gap else "")
         for i, (prefix, member) in enumerate(members):

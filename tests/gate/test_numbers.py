@@ -161,3 +161,25 @@ def test_chunks_are_the_same_text_at_every_depth() -> None:
         for indent in (2, None):
             for depth in (0, 1, 2, 5):
                 assert "".join(js_json_chunks(doc, indent, depth=depth)) == js_json_dumps(doc, indent)
+
+
+def test_arrays_made_on_demand_are_the_same_text_made_one_at_a_time() -> None:
+    from brainbench.jsjson import MadeOnDemand, js_json_chunks
+
+    rows = [{"a": 1.0}, {"b": [0.5, "é\u2028"]}, {}]
+    made: list[object] = []
+
+    def make(row: dict[str, object]) -> dict[str, object]:
+        made.append(row)
+        return row
+
+    expected = js_json_dumps({"x": rows, "y": []}, 2)
+    for depth in (1, 2, 5):
+        doc = {"x": MadeOnDemand(rows, make), "y": MadeOnDemand([], make)}
+        assert "".join(js_json_chunks(doc, 2, depth=depth)) == expected
+    # Written member by member, a member is made only when its turn comes.
+    made.clear()
+    chunks = js_json_chunks({"x": MadeOnDemand(rows, make)}, 2)
+    while "1" not in next(chunks):
+        pass
+    assert made == rows[:1]

@@ -189,6 +189,10 @@ class RunResult(_Model):
     def trace(self) -> list[Any]:
         return self._trace
 
+    def use_trace(self, trace: Any) -> None:
+        """Stand a sequence in for the trace (a run's evidence, read back from its spill file)."""
+        self._trace = trace
+
     @model_validator(mode="before")
     @classmethod
     def _compare_moved_under_meta(cls, data: Any) -> Any:

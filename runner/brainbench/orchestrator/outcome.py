@@ -25,8 +25,9 @@ class FixtureOutcome:
     write_back: WriteBackScore | None = None
     continuity: dict[str, ContinuityScore] = field(default_factory=dict)  # harness → score
     seed_failure: SeedFailure | None = None
-    # Evidence per turn (beside the result, never in it): see orchestrator/diagnose.py.
-    traces: list[TurnTrace] = field(default_factory=list)
+    # Evidence per turn (beside the result, never in it): see orchestrator/diagnose.py. Once the
+    # unit is done, a handle on its lines in the run's spill file (orchestrator/spill.py).
+    traces: Sequence[TurnTrace] = field(default_factory=list)
 
     def scores(self) -> dict[str, Any]:
         """The per-unit scores that cells aggregate away (for --resume)."""

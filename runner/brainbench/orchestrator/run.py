@@ -49,6 +49,7 @@ from brainbench.orchestrator.outcome import FixtureOutcome, key_records, resumed
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
 from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
 from brainbench.orchestrator.shard import config_fingerprint, pair_key, plan_keys, shard_plan
+from brainbench.orchestrator.spill import TraceSpill, TraceStream
 from brainbench.orchestrator.stages import RunAborted, Stages
 from brainbench.ownership import sweep_lock_files
 from brainbench.scratch_owner import OWNER_FILE, RUN_PREFIX, owned_scratch_dir, sweep_run_dirs
@@ -95,6 +96,9 @@ class Runner:
         self.shard = shard
         self.plan: Plan = shard_plan(self.full_plan, config, shard.index, shard.total) if shard else self.full_plan
         self.outcomes: dict[str, FixtureOutcome] = {}
+        # Each finished unit's traces go to disk at once (orchestrator/spill.py): the run's memory
+        # must not grow with the evidence.
+        self.spill = TraceSpill()
         self.started_at = datetime.now(UTC)
         self.seams: dict[str, ActiveSeam] = {}
         # Seams whose image seeds its own brain (seed contract): a clone of theirs per fixture.
@@ -254,7 +258,9 @@ class Runner:
 
             async def one(key: str, work: Callable[[], Any]) -> None:
                 async with limiter:
-                    self.outcomes[key] = await work()
+                    outcome = await work()
+                    outcome.traces = self.spill.keep(outcome.traces)
+                    self.outcomes[key] = outcome
                     self.progress(key)
 
             async with anyio.create_task_group() as tg:
@@ -304,7 +310,9 @@ class Runner:
     def resume_from(self, previous: RunResult) -> None:
         """Adopt the finished fixtures of an interrupted run of the same corpus and config."""
         readers = {pair_key(p.pair_id): p.reader.fixture_id for p in self.plan.pairs}
-        self.outcomes.update(resumed_outcomes(previous, readers))
+        for key, outcome in resumed_outcomes(previous, readers).items():
+            outcome.traces = self.spill.keep(outcome.traces)
+            self.outcomes[key] = outcome
 
     def ordered_keys(self) -> list[str]:
         return plan_keys(self.plan)
@@ -312,7 +320,7 @@ class Runner:
     def result(self, complete: bool = True, interrupted_by: str | None = None) -> RunResult:
         keyed = [(k, self.outcomes[k]) for k in self.ordered_keys() if k in self.outcomes]
         kept = str(self.work_root) if self.config.keep and self.work_root else None
-        traces = [t for _, o in keyed for t in o.traces]
+        traces = TraceStream([o.traces for _, o in keyed])
         meta_extra: dict[str, Any] = {
             "trace": TraceInfo(rows=len(traces), context_cap=CONTEXT_CAP, work_root=kept) if kept else None}
         if self.shard is not None and complete:
@@ -331,8 +339,7 @@ class Runner:
                  "resume_state": None if complete else {
                      k: r.model_dump(mode="json") for k, r in key_records(keyed).items()}},
         )
-
-        result.trace.extend(traces)
+        result.use_trace(traces)
         return result
 
     def seam_infos(self) -> list[SeamInfo]:

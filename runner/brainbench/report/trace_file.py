@@ -27,7 +27,10 @@ def trace_path_for(out: Path) -> Path:
 def write_trace(out: Path, result: RunResult) -> Path:
     """Write the trace beside ``out`` and point ``result._meta.trace`` at it (call before writing ``out``)."""
     path = trace_path_for(out)
-    sha256 = atomic_write_lines(path, (t.model_dump_json() + "\n" for t in result.trace))
+    # A run's spilled trace hands over its lines as written (orchestrator/spill.py), unparsed.
+    spilled = getattr(result.trace, "json_lines", None)
+    lines = spilled() if spilled is not None else (t.model_dump_json() + "\n" for t in result.trace)
+    sha256 = atomic_write_lines(path, lines)
     previous = result.meta.trace
     result.meta.trace = TraceInfo(
         path=path.name, sha256=sha256, rows=len(result.trace),
@@ -56,7 +59,9 @@ def load_result(path: Path) -> RunResult:
         raise TraceFileError(f"{trace}: the result's trace cannot be read: {exc.strerror or exc}") from exc
     if info.sha256 and hashlib.sha256(data).hexdigest() != info.sha256:
         raise TraceFileError(f"{trace}: does not match the sha256 recorded in {path} (_meta.trace.sha256)")
-    for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
+    # Lines end at "\n" alone: str.splitlines would also cut at U+2028 or U+0085 inside a
+    # prompt or an injected context, which JSON leaves unescaped.
+    for number, line in enumerate(data.decode("utf-8").split("\n"), start=1):
         if not line.strip():
             continue
         try:
