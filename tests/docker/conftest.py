@@ -7,6 +7,7 @@ They skip (with the reason) when no engine answers: start one with
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,11 @@ TEST_IMAGE = "brainbench-test/hooks:latest"
 PRODUCTION_IMAGE = "brainbench-test/production:latest"
 # Local bases only: nothing may be pulled from a registry in tests.
 BASE_CANDIDATES = ("brainbench/base:bookworm", "python:3.11-slim")
+REPO = Path(__file__).resolve().parents[2]
+# The Kubernetes pods' orchestrator: built from this checkout by scripts/build-images --offline
+# (as .ci/run does); another tag for a dev build.
+ORCHESTRATOR = os.environ.get("BRAINBENCH_TEST_ORCHESTRATOR_IMAGE", "brainbench/brainbench:latest")
+CORPUS_IMAGE = "bbtest-k8s/brainbench-corpus:latest"
 
 
 def _docker_status() -> tuple[object | None, str]:
@@ -122,3 +128,12 @@ def labelled(client: object, run_id: str) -> tuple[list[object], list[object]]:
 def labelled_objects(docker_client: object) -> object:
     """``labelled_objects(run_id) -> (containers, networks)`` carrying that run id."""
     return lambda rid: labelled(docker_client, rid)
+
+
+@pytest.fixture(scope="session")
+def corpus_image(docker_client: object) -> str:
+    """deploy/kubernetes/Dockerfile.corpus on ORCHESTRATOR: the image the Kubernetes pods run."""
+    docker_client.images.get(ORCHESTRATOR)  # type: ignore[attr-defined]
+    docker_client.images.build(path=str(REPO), dockerfile="deploy/kubernetes/Dockerfile.corpus",  # type: ignore[attr-defined]
+                               tag=CORPUS_IMAGE, buildargs={"BRAINBENCH_IMAGE": ORCHESTRATOR}, pull=False, rm=True)
+    return CORPUS_IMAGE

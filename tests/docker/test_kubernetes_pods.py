@@ -10,20 +10,15 @@ schemas in tests/deploy/.
 from __future__ import annotations
 
 import json
-import os
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 MANIFESTS = REPO / "deploy" / "kubernetes"
-CORPUS_IMAGE = "bbtest-shard/brainbench-corpus:latest"
-# Built from this checkout by scripts/build-images --offline (as .ci/run does); another tag for a dev build.
-ORCHESTRATOR = os.environ.get("BRAINBENCH_TEST_ORCHESTRATOR_IMAGE", "brainbench/brainbench:latest")
 SHARDS = 2
 
 
@@ -33,14 +28,6 @@ def _pod(name: str) -> dict[str, Any]:
 
 def _env(container: dict[str, Any], **override: str) -> dict[str, str]:
     return {**{e["name"]: e["value"] for e in container.get("env", [])}, **override}
-
-
-@pytest.fixture(scope="module")
-def corpus_image(docker_client: Any) -> str:
-    docker_client.images.get(ORCHESTRATOR)
-    docker_client.images.build(path=str(REPO), dockerfile="deploy/kubernetes/Dockerfile.corpus", tag=CORPUS_IMAGE,
-                               buildargs={"BRAINBENCH_IMAGE": ORCHESTRATOR}, pull=False, rm=True)
-    return CORPUS_IMAGE
 
 
 def _start_sidecar(client: Any, spec: dict[str, Any], name: str, root: Path) -> Any:

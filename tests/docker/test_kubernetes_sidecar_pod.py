@@ -13,7 +13,6 @@ token is refused.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,9 +25,6 @@ from brainbench.models.result import RunResult
 
 REPO = Path(__file__).resolve().parents[2]
 MANIFESTS = REPO / "deploy" / "kubernetes"
-CORPUS_IMAGE = "bbtest-sidecar/brainbench-corpus:latest"
-# Built from this checkout by scripts/build-images --offline (as .ci/run does); another tag for a dev build.
-ORCHESTRATOR = os.environ.get("BRAINBENCH_TEST_ORCHESTRATOR_IMAGE", "brainbench/brainbench:latest")
 LABELS = {"brainbench.test": "kubernetes-sidecar-pod"}
 
 
@@ -50,14 +46,6 @@ def _hardening(container: dict[str, Any]) -> dict[str, Any]:
 def _user(container: dict[str, Any], pod: dict[str, Any]) -> str:
     security = {**pod["securityContext"], **container.get("securityContext", {})}
     return f"{security['runAsUser']}:{security.get('runAsGroup', security['runAsUser'])}"
-
-
-@pytest.fixture(scope="module")
-def corpus_image(docker_client: Any) -> str:
-    docker_client.images.get(ORCHESTRATOR)
-    docker_client.images.build(path=str(REPO), dockerfile="deploy/kubernetes/Dockerfile.corpus", tag=CORPUS_IMAGE,
-                               buildargs={"BRAINBENCH_IMAGE": ORCHESTRATOR}, pull=False, rm=True)
-    return CORPUS_IMAGE
 
 
 class Pod:
@@ -138,7 +126,7 @@ def pod(docker_client: Any, corpus_image: str, tmp_path_factory: pytest.TempPath
     started = Pod(docker_client, corpus_image, tmp_path)
     try:
         assert docker_client.containers.run(corpus_image, entrypoint=["ls", "/opt/brainbench/libexec/call-server"],
-                                            remove=True), f"{ORCHESTRATOR} has no static call server"
+                                            remove=True), f"{corpus_image} has no static call server"
         started.start_sidecars()
         yield started
     finally:

@@ -20,6 +20,7 @@ every provider is graded by one set of rules.
 from __future__ import annotations
 
 import abc
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,6 +107,18 @@ class SeamProcess(abc.ABC):
 
     @abc.abstractmethod
     async def stop(self) -> None: ...
+
+
+async def stop_all(seams: list[SeamProcess]) -> None:
+    """Stop every seam, shielded from cancellation (an interrupted run still releases them); one
+    seam failing to stop never keeps the others running."""
+    import anyio
+
+    with anyio.CancelScope(shield=True):
+        for seam in seams:
+            with contextlib.suppress(Exception):
+                await seam.stop()
+    seams.clear()
 
 
 class Executor(abc.ABC):

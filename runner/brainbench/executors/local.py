@@ -27,6 +27,7 @@ from brainbench.executors.base import (
     RunContext,
     SeamLaunch,
     SeamProcess,
+    stop_all,
 )
 from brainbench.executors.hook_env import inherited_environment
 from brainbench.executors.limits import (
@@ -266,8 +267,4 @@ class LocalExecutor(Executor):
         return seam
 
     async def close(self, interrupted: bool = False) -> None:
-        with anyio.CancelScope(shield=True):
-            for seam in self._seams:
-                with contextlib.suppress(Exception):
-                    await seam.stop()
-        self._seams.clear()
+        await stop_all(self._seams)

@@ -29,7 +29,7 @@ from typing import ClassVar
 
 import anyio
 
-from .base import Executor, ExecutorError, HookCall, HookOutcome, RunContext, SeamLaunch, SeamProcess
+from .base import Executor, ExecutorError, HookCall, HookOutcome, RunContext, SeamLaunch, SeamProcess, stop_all
 from .call_files import files_for
 from .call_protocol import CallChannel, CallServerError
 from .limits import LineSplitter
@@ -215,8 +215,4 @@ class SidecarExecutor(Executor):
         return seam
 
     async def close(self, interrupted: bool = False) -> None:
-        with anyio.CancelScope(shield=True):
-            for seam in self._seams:
-                with contextlib.suppress(Exception):
-                    await seam.stop()
-        self._seams.clear()
+        await stop_all(self._seams)
