@@ -100,7 +100,8 @@ LONG_MODULES = (
     "docker/test_remote_engine.py", "docker/test_perl_memo.py", "docker/test_seed_contract.py",
     "gate/test_e2e.py", "load/test_jobs.py", "security/test_brain_hostile_hooks.py",
     "security/test_container_runs.py", "run/test_cli_contract.py", "run/test_fixture_selection.py",
-    "packaging/test_installed_wheel.py",
+    "packaging/test_installed_wheel.py", "docker/test_kubernetes_sidecar_pod.py", "docker/test_compose.py",
+    "docker/test_kubernetes_pods.py",
 )
 
 
