@@ -46,7 +46,8 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[int
     marker = f"bbtest-listen-{uuid.uuid4().hex[:8]}"
     # The token from the environment here: the path a hook could most easily inherit.
     proc = subprocess.Popen([*cmd, "--listen", f"127.0.0.1:{port}", "--", sys.executable, "-c", HOOK, marker],
-                            env={**os.environ, "BRAINBENCH_CALL_TOKEN": token}, stderr=subprocess.DEVNULL)
+                            env={**{k: v for k, v in os.environ.items() if not k.startswith("BRAINBENCH_")},
+                                 "BRAINBENCH_CALL_TOKEN": token}, stderr=subprocess.DEVNULL)
     try:
         for _ in range(100):
             with socket.socket() as probe:
