@@ -80,6 +80,7 @@ def brain(brain_dbs: object) -> Iterator[tuple[object, str]]:
 # Modules whose tests race a deadline, interrupt a run at a moment, or measure the host as a
 # whole (free memory, open files): `serial` keeps them out of the parallel pass, and
 # scripts/test runs them alone afterwards, so another worker's load cannot decide them.
+# Single tests carry `@pytest.mark.serial` themselves (dead leftovers on the shared engine).
 SERIAL_MODULES = (
     "docker/test_docker_faults.py",  # a 3.2 s sleep against a 4 s deadline, kill slack in seconds
     "executors/test_provider_contract.py",  # timeouts that must discard output and kill the group
