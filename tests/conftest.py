@@ -77,21 +77,25 @@ def brain(brain_dbs: object) -> Iterator[tuple[object, str]]:
 
 # --- running the suite on xdist workers (scripts/test) ------------------------------------------
 
-# Modules whose tests race a deadline, interrupt a run at a moment, or measure the host as a
-# whole (free memory, open files): `serial` keeps them out of the parallel pass, and
-# scripts/test runs them alone afterwards, so another worker's load cannot decide them.
-# Single tests carry `@pytest.mark.serial` themselves (dead leftovers on the shared engine).
+# Modules whose tests race a deadline or interrupt a run at a moment: `serial` keeps them out
+# of the parallel pass, and scripts/test runs them afterwards on two workers (they mostly wait
+# on their deadlines, so two at a time add little load), where another pass's load cannot decide them.
 SERIAL_MODULES = (
-    "docker/test_docker_faults.py",  # a 3.2 s sleep against a 4 s deadline, kill slack in seconds
     "executors/test_provider_contract.py",  # timeouts that must discard output and kill the group
     "faults/test_fault_cli.py",  # hook deadlines of a few seconds
     "faults/test_fault_database.py",  # the brain crash-stopped and restarted under a 30 s hook deadline
     "faults/test_fault_executor.py",  # "within 10 s, not the daemon's 30 s"
     "executors/test_docker_lifecycle.py",  # a killed seam container must come back within one retry
     "hooks/test_warm_server.py",  # a warm hook server's idle timeout between two calls
-    "load/test_soak.py",  # host-wide memory and open files back where they were
     "run/test_interrupt.py",  # signals sent a few seconds into a run
     "security/test_brain_database_errors.py",  # a server killed mid-run, 10 s hook timeout
+)
+# Modules that must have the machine to themselves (`alone`: the last pass, one at a time):
+# host-wide measurements, and slack under a second.  Single tests carry `@pytest.mark.alone`
+# themselves (a dead owner's leftover on the shared engine, which any run's sweep may take).
+ALONE_MODULES = (
+    "docker/test_docker_faults.py",  # a 3.2 s sleep against a 4 s deadline, kill slack in seconds
+    "load/test_soak.py",  # host-wide memory and open files back where they were
 )
 # The longest modules first, so the parallel pass does not end waiting on one of them
 # (xdist hands whole modules to workers in collection order: --dist loadscope).
@@ -102,6 +106,9 @@ LONG_MODULES = (  # measured on this machine under the parallel pass's load, lon
     "load/test_jobs.py", "security/test_brain_hostile_hooks.py", "docker/test_docker_executor.py",
     "security/test_container_runs.py", "docker/test_doctor.py", "run/test_cli_contract.py",
     "docker/test_kubernetes_pods.py", "packaging/test_installed_wheel.py", "run/test_fixture_selection.py",
+    # the serial pass's longest
+    "executors/test_provider_contract.py", "run/test_interrupt.py", "faults/test_fault_cli.py",
+    "executors/test_docker_lifecycle.py",
 )
 
 
@@ -114,6 +121,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if _module(item) in SERIAL_MODULES:
             item.add_marker(pytest.mark.serial)
+        if _module(item) in ALONE_MODULES:
+            item.add_marker(pytest.mark.alone)
     rank = {name: i for i, name in enumerate(LONG_MODULES)}
     # A stable sort: the order inside a module, and of all other modules, is unchanged.
     items.sort(key=lambda item: rank.get(_module(item), len(rank)))

@@ -66,9 +66,9 @@ def test_signal_leaves_nothing_behind(hook_image: str, run_id: str, labelled_obj
     assert containers == [] and networks == []
 
 
-# Serial: a dead owner's leftover is fair game for any concurrent run's start-of-run sweep
+# Alone: a dead owner's leftover is fair game for any concurrent run's start-of-run sweep
 # (other workers share this engine), so it may vanish before this test looks at it.
-@pytest.mark.serial
+@pytest.mark.alone
 def test_sigkill_leftovers_removed_by_cleanup_and_by_next_sweep(hook_image: str, run_id: str,
                                                                 labelled_objects: Any) -> None:
     proc = _spawn_runner(run_id, hook_image)
@@ -100,9 +100,9 @@ def test_sigkill_leftovers_removed_by_cleanup_and_by_next_sweep(hook_image: str,
     assert labelled_objects(run_id) == ([], [])
 
 
-# Serial: a dead owner's leftover is fair game for any concurrent run's start-of-run sweep
+# Alone: a dead owner's leftover is fair game for any concurrent run's start-of-run sweep
 # (other workers share this engine), so it may vanish before this test looks at it.
-@pytest.mark.serial
+@pytest.mark.alone
 def test_sweep_tolerates_objects_removed_by_a_concurrent_run(hook_image: str, run_id: str,
                                                               labelled_objects: Any) -> None:
     """Two runs sweeping (or one closing while another sweeps) race on the same objects.

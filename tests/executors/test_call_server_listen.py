@@ -119,3 +119,40 @@ def test_one_client_at_a_time_and_a_hang_up_kills_its_calls(server: tuple[int, s
     second = TcpCallChannel("codex", "127.0.0.1", port)
     second.connect(token, timeout_s=10)
     second.close()
+
+
+def test_calls_sent_just_before_a_hang_up_are_killed(server: tuple[int, str, str]) -> None:
+    """A client that sends a call and hangs up at once: the hook may start after the hang-up's
+    sweep (CI caught one such hook living on); it must die all the same, in both servers."""
+    port, token, marker = server
+    hello = json.dumps({"id": 0, "hello": True, "token": token}).encode() + b"\n"
+    call = json.dumps({"id": 1, "stdin": "60", "timeout_s": 90, "env": {}}).encode() + b"\n"
+    sent = 0
+    deadline = time.monotonic() + 60
+    while sent < 20 and time.monotonic() < deadline:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+            conn.sendall(hello)
+            if b'"ready"' not in conn.makefile("rb").readline():
+                time.sleep(0.05)  # busy: the previous client's session is still winding down
+                continue
+            conn.sendall(call)
+        sent += 1
+    assert sent == 20
+    for _ in range(200):
+        if _running(marker) == 1:  # the server alone (the hook's argv is part of its own)
+            break
+        time.sleep(0.05)
+    assert _running(marker) == 1
+
+
+def test_a_hook_started_after_its_client_hung_up_dies_at_once() -> None:
+    """The Python server's half of that race, forced: the session is gone before the hook starts."""
+    from brainbench.executors.call_server import Session, run_call
+
+    marker = f"bbtest-late-{uuid.uuid4().hex[:8]}"
+    session = Session(lambda line: None)
+    session.hang_up()
+    answer = run_call([sys.executable, "-c", "import time; time.sleep(60)", marker],
+                      {"id": 7, "stdin": "", "timeout_s": 60}, session)
+    assert answer["timed_out"] and answer["run_ms"] < 30_000, answer
+    assert _running(marker) == 0

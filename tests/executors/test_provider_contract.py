@@ -202,7 +202,12 @@ def test_timeout_discards_output_and_kills_the_group(provider: tuple[str, str],
     async def body(h: Harness, p: SeamProcess) -> None:
         outcome = await p.call(HookCall(payload(f"spawn:{marker}"), {}, 1.0))
         assert outcome.timed_out and outcome.stdout == b"" and outcome.stderr == b"" and outcome.exit_code is None
-        await anyio.sleep(0.5)
+        # The child sleeps 31 s: gone within 10 s, it died with the hook (a SIGKILL lands asynchronously,
+        # later still on a loaded machine).
+        for _ in range(100):
+            if h.running(p, f"sleep {marker}") == 0:
+                break
+            await anyio.sleep(0.1)
         assert h.running(p, f"sleep {marker}") == 0  # the child died with the hook
         after = await p.call(HookCall(payload("echo"), {}, 20))
         assert context(after)["prompt"] == "echo"  # and the seam still answers

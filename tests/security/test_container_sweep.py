@@ -73,9 +73,9 @@ def _rid(ids: list[str]) -> str:
     return ids[-1]
 
 
-# Serial: a dead owner's leftover is fair game for any concurrent run's start-of-run sweep
+# Alone: a dead owner's leftover is fair game for any concurrent run's start-of-run sweep
 # (other workers share this engine), so it may vanish before this test looks at it.
-@pytest.mark.serial
+@pytest.mark.alone
 def test_only_provably_dead_owners_are_swept(run_ids: list[str], tmp_path: Path) -> None:
     me = current_owner()
     lock = tmp_path / "owner.lock"

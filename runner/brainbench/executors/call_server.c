@@ -51,6 +51,9 @@ static pthread_mutex_t calls_lock = PTHREAD_MUTEX_INITIALIZER;
  * generation of the session that asked; a line of an earlier session is dropped. */
 static int out_fd = 1;
 static unsigned long out_gen = 0;
+/* The session whose calls may run (under calls_lock): stdio mode's 0, or the connected client's. */
+static unsigned long live_gen = 0;
+#define SLOT_GONE (-2)
 
 #define MAX_CALLS 1024
 static struct { long id; pid_t pid; int cancelled; unsigned long gen; } calls[MAX_CALLS];
@@ -402,8 +405,22 @@ static char **make_env(request_t *r) {
     return env;
 }
 
+/* The hook and its group.  The pid too: a hook forked a moment ago may not have called setsid()
+ * yet, and then its group does not exist and kill(-pid) misses it (it has no children then). */
+static void kill_call(pid_t pid) {
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+}
+
+/* Returns the slot, -1 when none is free, or SLOT_GONE when the call's client has already hung
+ * up: its hook started after the hang-up's sweep, so it is killed here (under the same lock). */
 static int slot_add(long id, pid_t pid, unsigned long gen) {
     pthread_mutex_lock(&calls_lock);
+    if (gen != live_gen) {
+        kill_call(pid);
+        pthread_mutex_unlock(&calls_lock);
+        return SLOT_GONE;
+    }
     int found = -1;
     for (int i = 0; i < MAX_CALLS; i++)
         if (calls[i].pid == 0) {
@@ -414,6 +431,7 @@ static int slot_add(long id, pid_t pid, unsigned long gen) {
 }
 
 static int slot_release(int slot) {
+    if (slot == SLOT_GONE) return 1;  /* cancelled by the hang-up */
     if (slot < 0) return 0;
     pthread_mutex_lock(&calls_lock);
     int cancelled = calls[slot].cancelled;
@@ -598,12 +616,13 @@ static void *run_call(void *arg) {
             }
         }
     }
-    kill(-pid, SIGKILL);
+    kill_call(pid);
+    /* Out of the table before the reap: a cancel must never signal a pid the kernel has reused. */
+    if (slot_release(slot)) timed_out = 1;  /* the host gave up on it: a timeout */
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     if (in_fd >= 0) close(in_fd);
     for (int k = 0; k < 2; k++) if (fds[k] >= 0) close(fds[k]);
-    if (slot_release(slot)) timed_out = 1;  /* the host gave up on it: a timeout */
     double run_ms = now_ms() - started;
     buf_t line = {0};
     buf_fmt(&line, "{\"id\": %ld, ", r->id);
@@ -647,7 +666,7 @@ static void handle(const char *text, size_t n, unsigned long gen) {
         for (int i = 0; i < MAX_CALLS; i++)
             if (calls[i].pid && calls[i].id == r->cancel && calls[i].gen == gen) {
                 calls[i].cancelled = 1;
-                kill(-calls[i].pid, SIGKILL);
+                kill_call(calls[i].pid);
             }
         pthread_mutex_unlock(&calls_lock);
     } else if (r->hello) {
@@ -755,6 +774,9 @@ static void *serve_client(void *arg) {
             unsigned long gen = ++out_gen;
             out_fd = fd;
             pthread_mutex_unlock(&out_lock);
+            pthread_mutex_lock(&calls_lock);
+            live_gen = gen;
+            pthread_mutex_unlock(&calls_lock);
             buf_t line = {0};
             buf_fmt(&line, "{\"id\": %ld, \"ready\": true, \"pid\": %d}", hello.id, (int)getpid());
             send_line(&line, gen);
@@ -768,8 +790,9 @@ static void *serve_client(void *arg) {
             out_gen++;
             pthread_mutex_unlock(&out_lock);
             pthread_mutex_lock(&calls_lock);
+            live_gen = 0;  /* no session: a call of this one starting from now is killed in slot_add */
             for (int i = 0; i < MAX_CALLS; i++)
-                if (calls[i].pid && calls[i].gen == gen) { calls[i].cancelled = 1; kill(-calls[i].pid, SIGKILL); }
+                if (calls[i].pid && calls[i].gen == gen) { calls[i].cancelled = 1; kill_call(calls[i].pid); }
             pthread_mutex_unlock(&calls_lock);
             pthread_mutex_lock(&session_lock);
             session_busy = 0;

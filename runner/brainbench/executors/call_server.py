@@ -70,6 +70,15 @@ class Session:
             except OSError:
                 self.open = False
 
+    def register(self, rid, proc):
+        # Under the lock hang_up takes: a call whose hook started while its client hung up is
+        # either in the calls hang_up kills, or sees the session closed here and dies now.
+        with self.lock:
+            self.calls[rid] = proc
+            gone = not self.open
+        if gone:
+            self.cancel(rid)
+
     def cancel(self, rid):
         self.cancelled.add(rid)
         proc = self.calls.get(rid)
@@ -79,7 +88,8 @@ class Session:
     def hang_up(self):
         with self.lock:
             self.open = False
-        for rid in list(self.calls):
+            running = list(self.calls)
+        for rid in running:
             self.cancel(rid)
 
 
@@ -149,7 +159,7 @@ def run_call(argv, request, session=None):
     except OSError as exc:
         return {"exit_code": 127, "stdout": "", "stderr": f"cannot start hook: {exc}\n", "timed_out": False,
                 "oversize": None, "run_ms": 0.0}
-    session.calls[request.get("id")] = proc
+    session.register(request.get("id"), proc)
     threading.Thread(target=_feed, args=(proc.stdin, data), daemon=True).start()
     threading.Thread(target=_kill_group_on_exit, args=(proc.pid,), daemon=True).start()
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
@@ -177,8 +187,8 @@ def run_call(argv, request, session=None):
                 break
             buffer += chunk
     _kill_group(proc.pid)
+    session.calls.pop(request.get("id"), None)  # before the reap: a cancel must not signal a reused pid
     proc.wait()
-    session.calls.pop(request.get("id"), None)
     if request.get("id") in session.cancelled:
         session.cancelled.discard(request.get("id"))
         timed_out = True  # the host gave up on it: a timeout, its output discarded
