@@ -96,8 +96,8 @@ SERIAL_MODULES = (
 ALONE_MODULES = (
     "docker/test_docker_faults.py",  # a 3.2 s sleep against a 4 s deadline, kill slack in seconds
     "load/test_soak.py",  # host-wide memory and open files back where they were
-    # Two exec-mode runs, one started while the other is under way: tried in the parallel pass,
-    # where that pass took 9.5 and 10.3 min in two CI runs against 6.3 min without it.
+    # Two exec-mode runs, one started while the other is under way: CPU-heavy and minutes long
+    # under the parallel pass's load, where it would be the last module to finish.
     "security/test_concurrent_runs.py",
 )
 # The longest modules first, so the parallel pass does not end waiting on one of them
