@@ -9,17 +9,23 @@ When no server answers (first call, unwritable temp dir, server gone) the call
 is answered in-process by the very same code, so the output never depends on
 which path answered; ``BRAINBENCH_HOOK_SERVE=0`` forces in-process answers.
 
---stream: one request per line, served in-process (``program.main``).
+--stream: one request per line.  Also a thin client: it relays its stdin and
+stdout to a stream session of the same warm server, starting the server and
+waiting for it when none answers (so a run's several stream processes pay for
+the hook stack's imports once, not each); without a server it answers
+in-process (``program.main``), as does ``BRAINBENCH_HOOK_SERVE=0``.
 """
 
 from __future__ import annotations
 
+import marshal  # built in: json would import re, the largest import left on this path
 import os
+import socket
 import stat  # already loaded by os: free
 import sys
 
 from brainbench.hooks.ipc import SEAM_MODULES as SEAMS
-from brainbench.hooks.ipc import frame, unframe
+from brainbench.hooks.ipc import STREAM_READY, frame, unframe
 
 # Same limit as program.MAX_STDIN_BYTES (a test holds them equal); not imported
 # from there because program.py costs more to import than this whole path.
@@ -27,6 +33,8 @@ MAX_STDIN_BYTES = 4 * 1024 * 1024
 DEFAULT_IDLE_S = 10.0
 # sockaddr_un.sun_path is 108 bytes on Linux.
 MAX_SOCKET_PATH = 100
+# How long a stream client waits for the server it started before answering in-process.
+SERVER_START_S = 30.0
 # Environment that changes what a server process would do, besides each call's own env:
 # libpq reads PG* from the process environment, imports follow PYTHON*.
 _KEY_ENV_PREFIXES = ("PG", "PYTHON")
@@ -80,18 +88,19 @@ def _socket_path(env: dict[str, str] | os._Environ[str]) -> str | None:
     return path
 
 
-def _start_server(path: str, env: dict[str, str] | os._Environ[str]) -> None:
+def _start_server(path: str, env: dict[str, str] | os._Environ[str]) -> int | None:
+    """The pid of a detached server started for ``path``, or None when none could be started."""
     idle = env.get("BRAINBENCH_HOOK_SERVE_IDLE_S") or str(DEFAULT_IDLE_S)
     devnull = os.open(os.devnull, os.O_RDWR)
     try:
         # A new session: the runner kills the hook's process group when the call ends,
         # and the server must outlive this call (like a detached `gbrain serve`).
         # Safe path: the server answers calls from many cwds, so it must not import from the first.
-        os.posix_spawn(sys.executable, [sys.executable, "-m", "brainbench.hooks.serve", path, idle],
-                       {**env, "PYTHONSAFEPATH": "1"},
-                       file_actions=[(os.POSIX_SPAWN_DUP2, devnull, fd) for fd in (0, 1, 2)], setsid=True)
+        return os.posix_spawn(sys.executable, [sys.executable, "-m", "brainbench.hooks.serve", path, idle],
+                              {**env, "PYTHONSAFEPATH": "1"},
+                              file_actions=[(os.POSIX_SPAWN_DUP2, devnull, fd) for fd in (0, 1, 2)], setsid=True)
     except OSError:
-        pass
+        return None
     finally:
         os.close(devnull)
 
@@ -99,9 +108,6 @@ def _start_server(path: str, env: dict[str, str] | os._Environ[str]) -> None:
 def ask_server(path: str, seam: str, raw: bytes, env: dict[str, str] | os._Environ[str]
                ) -> tuple[int, str, str] | None:
     """The server's answer, or None when none answered completely (the caller answers in-process)."""
-    import marshal  # built in: json would import re, the largest import left on this path
-    import socket
-
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
         try:
             conn.connect(path)
@@ -129,6 +135,85 @@ def ask_server(path: str, seam: str, raw: bytes, env: dict[str, str] | os._Envir
     return int(code), str(out), str(err)
 
 
+def _connect(path: str) -> socket.socket | None:
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(path)
+    except OSError:
+        conn.close()
+        return None
+    return conn
+
+
+def _await_server(path: str, env: dict[str, str] | os._Environ[str]) -> socket.socket | None:
+    """A connection to the server for ``path``, started here if none listens; None if none came up."""
+    import time  # built in
+
+    deadline = time.monotonic() + SERVER_START_S
+    pid = None
+    while time.monotonic() < deadline:
+        conn = _connect(path)
+        if conn is not None:
+            return conn
+        if pid is None:
+            pid = _start_server(path, env)
+            if pid is None:
+                return None
+        else:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done and status != 0:
+                return None  # it could not serve: answer in-process
+            if done:
+                pid = None  # another server held the lock and has gone since: start one again
+        time.sleep(0.01)
+    return None
+
+
+def _relay(conn: socket.socket) -> int:
+    """Copy stdin to the session and the session to stdout until the server ends it; 0 when it
+    ended because stdin did (as a stream process exits after its last answer), 1 otherwise."""
+    import select  # built in
+
+    sources: list[object] = [0, conn]
+    stdin_done = False
+    while True:
+        readable, _, _ = select.select(sources, [], [])
+        if 0 in readable:
+            data = os.read(0, 65536)
+            if data:
+                conn.sendall(data)
+            else:
+                conn.shutdown(socket.SHUT_WR)
+                sources.remove(0)
+                stdin_done = True
+        if conn in readable:
+            data = conn.recv(65536)
+            if not data:
+                return 0 if stdin_done else 1
+            view = memoryview(data)
+            while view:
+                view = view[os.write(1, view):]
+
+
+def stream_through_server(path: str, seam: str, env: dict[str, str] | os._Environ[str]) -> int | None:
+    """This stream process's exit code after a session of the warm server answered it, or None
+    when no server took the session (stdin untouched: the caller answers in-process)."""
+    conn = _await_server(path, env)
+    if conn is None:
+        return None
+    with conn:
+        try:
+            conn.sendall(frame(marshal.dumps((seam, dict(env), None))))
+            if conn.recv(1) != STREAM_READY:
+                return None
+        except OSError:
+            return None
+        try:
+            return _relay(conn)
+        except OSError:
+            return 1  # the session broke, as a stream process that died would
+
+
 def _in_process(seam: str, raw: bytes) -> tuple[int, str, str]:
     from importlib import import_module
 
@@ -143,7 +228,13 @@ def main(argv: list[str]) -> int:
     if seam not in SEAMS or argv[1:] not in ([], ["--stream"]):
         sys.stderr.write(f"usage: python -m brainbench.hooks {{{','.join(SEAMS)}}} [--stream]\n")
         return 64
+    serve = os.environ.get("BRAINBENCH_HOOK_SERVE") != "0"
     if argv[1:] == ["--stream"]:
+        path = socket_path(os.environ) if serve else None
+        if path is not None:
+            code = stream_through_server(path, seam, os.environ)
+            if code is not None:
+                return code
         from importlib import import_module
 
         from brainbench.hooks.program import main as program_main
@@ -151,7 +242,7 @@ def main(argv: list[str]) -> int:
         program_main(import_module(SEAMS[seam]).handle, ["--stream"])
     raw = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
     answer = None
-    if os.environ.get("BRAINBENCH_HOOK_SERVE") != "0":
+    if serve:
         path = socket_path(os.environ)
         if path is not None:
             answer = ask_server(path, seam, raw, os.environ)

@@ -8,6 +8,10 @@ from __future__ import annotations
 SEAM_MODULES = {"openclaw": "brainbench.hooks.openclaw", "claude-code": "brainbench.hooks.claude_code",
                 "codex": "brainbench.hooks.codex"}
 
+# The server's answer to a stream session's header (an exec request with no stdin): it has
+# taken the session, and from here on the connection carries the stream's lines both ways.
+STREAM_READY = b"+"
+
 
 def frame(payload: bytes) -> bytes:
     """Length-prefixed, so a reader knows a message is whole (a server that died mid-reply is not)."""

@@ -13,7 +13,7 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from brainbench.jsjson import stringify
@@ -78,30 +78,45 @@ def _exec(handler: Handler) -> int:
     return result.exit_code
 
 
-def _stream(handler: Handler) -> int:
+def enter_cwd(cwd: str) -> None:
+    """A stream process of its own answers from the request's cwd, as an exec hook would run there."""
+    os.chdir(cwd)
+
+
+def serve_stream(handler: Handler, lines: Iterable[bytes], write: Callable[[bytes], None],
+                 env: Mapping[str, str], enter: Callable[[str], None] = enter_cwd) -> None:
+    """Answer stream requests, one line each, until ``lines`` ends.  ``enter(cwd)`` raises
+    OSError where no exec hook could start; the warm hook server, which serves many sessions
+    from one process, checks the cwd instead of entering it (``serve.check_cwd``)."""
     # The codec is imported here, not at the top: exec mode must not pay for it.
     from brainbench.models.wire import StreamProtocolError, decode_request, encode_response
 
-    out = sys.stdout.buffer
-    for line in sys.stdin.buffer:
+    for line in lines:
         if not line.strip():
             continue
         try:
             rid, request_env, message, cwd = decode_request(line)
         except StreamProtocolError as exc:
-            out.write(encode_response(-1, 1, "", str(exc)))
-            out.flush()
+            write(encode_response(-1, 1, "", str(exc)))
             continue
         if cwd is not None:
             try:
-                os.chdir(cwd)
+                enter(cwd)
             except OSError as exc:  # no exec hook could start there: the runner's fault (exit 75)
-                out.write(encode_response(rid, 75, "", f"cannot enter cwd {cwd}: {exc.strerror}\n"))
-                out.flush()
+                write(encode_response(rid, 75, "", f"cannot enter cwd {cwd}: {exc.strerror}\n"))
                 continue
-        result = invoke(handler, json.dumps(message, ensure_ascii=False), {**os.environ, **request_env})
-        out.write(encode_response(rid, result.exit_code, result.stdout, result.stderr))
+        result = invoke(handler, json.dumps(message, ensure_ascii=False), {**env, **request_env})
+        write(encode_response(rid, result.exit_code, result.stdout, result.stderr))
+
+
+def _stream(handler: Handler) -> int:
+    out = sys.stdout.buffer
+
+    def write(data: bytes) -> None:
+        out.write(data)
         out.flush()
+
+    serve_stream(handler, sys.stdin.buffer, write, os.environ)
     return 0
 
 
