@@ -123,7 +123,10 @@ def _one(soak: Soak, index: int, root: Path, fx: Path, gd: Path, server: str, ex
         args += ["--mode", "exec"]  # slow enough to be interrupted mid-run
     if signum is signal.SIGINT:
         baseline.write_bytes(COMMITTED.read_bytes())
-    env = cli_env(BRAINBENCH_SCRATCH_DIR=str(soak.scratch), BRAINBENCH_SOAK_TAG=soak.tag)
+    # The warm hook server the seams start outlives a run by its idle timeout (docs/HOOK-STARTUP.md);
+    # a short one, so that "no process left" means gone once that documented time has passed.
+    env = cli_env(BRAINBENCH_SCRATCH_DIR=str(soak.scratch), BRAINBENCH_SOAK_TAG=soak.tag,
+                  BRAINBENCH_HOOK_SERVE_IDLE_S="2")
     what = f"run {index} ({server}, {executor}, --jobs {jobs}, {signum.name if signum else 'to the end'})"
     proc = subprocess.Popen(bench_command(*args), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             env=env)
