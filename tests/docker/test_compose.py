@@ -87,6 +87,14 @@ def test_compose_run_and_down(compose_env: dict[str, str]) -> None:
                                      str(result)], capture_output=True, text=True, check=False)
             assert nobody.returncode == 0 and json.loads(nobody.stdout) == doc, nobody.stderr
         run_id = doc["_meta"]["run"]["run_id"]
+        # Compose builds carry the labels scripts/build-images gives: the package version, the revision.
+        from brainbench import __version__
+
+        for image in ("codex", "brainbench"):
+            labels = json.loads(_docker("image", "inspect", "--format", "{{json .Config.Labels}}",
+                                        f"brainbench/{image}:bbtest-ux").stdout)
+            assert labels["org.opencontainers.image.version"] == __version__, labels
+            assert labels["org.opencontainers.image.revision"] not in ("", "unknown"), labels
     finally:
         down = _compose(compose_env, "down", "--volumes", "--remove-orphans", timeout=300)
     assert down.returncode == 0, down.stderr
