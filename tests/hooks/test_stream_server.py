@@ -16,11 +16,10 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from brainbench.brain.store import import_page
 from brainbench.hooks.__main__ import socket_path
-from test_warm_server import HEAVY, PAGE, PROMPT, _env, _imported, short_tmp  # type: ignore[import-not-found]
+from test_warm_server import HEAVY, PROMPT, _env, _imported, alice_url, short_tmp  # type: ignore[import-not-found]
 
-__all__ = ["short_tmp"]  # the fixture, used by name
+__all__ = ["alice_url", "short_tmp"]  # fixtures, used by name
 
 
 def _request(rid: int, body: object, cwd: str | None = "/tmp", **env: str) -> str:
@@ -60,10 +59,8 @@ def _connections(conn: psycopg.Connection, url: str) -> int:
     return int(row[0])
 
 
-def test_stream_sessions_answer_the_in_process_bytes(brain: tuple[psycopg.Connection, str], tmp_path: Path,
-                                                     short_tmp: Path) -> None:
-    conn, url = brain
-    import_page(conn, "people/alice-example", PAGE, "default")
+def test_stream_sessions_answer_the_in_process_bytes(alice_url: str, tmp_path: Path, short_tmp: Path) -> None:
+    url = alice_url
     a_file = tmp_path / "not-a-dir"
     a_file.write_text("")
     lines = [

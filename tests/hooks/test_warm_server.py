@@ -40,6 +40,14 @@ def short_tmp() -> Iterator[Path]:
         shutil.rmtree(path, ignore_errors=True)
 
 
+@pytest.fixture
+def alice_url(brain: tuple[psycopg.Connection, str]) -> str:
+    """A fresh brain that knows Alice Example: its URL."""
+    conn, url = brain
+    import_page(conn, "people/alice-example", PAGE, "default")
+    return url
+
+
 def _env(url: str, tmp: Path, **extra: str) -> dict[str, str]:
     return {"BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": "default", "PATH": "/usr/bin:/bin",
             "TMPDIR": str(tmp), "BRAINBENCH_HOOK_SERVE_IDLE_S": "3", **extra}
@@ -68,10 +76,8 @@ def _imported(stderr: str) -> set[str]:
     return {line.split("|")[-1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
 
 
-def test_warm_answers_are_the_in_process_bytes(brain: tuple[psycopg.Connection, str], tmp_path: Path,
-                                               short_tmp: Path) -> None:
-    conn, url = brain
-    import_page(conn, "people/alice-example", PAGE, "default")
+def test_warm_answers_are_the_in_process_bytes(alice_url: str, tmp_path: Path, short_tmp: Path) -> None:
+    url = alice_url
     transcript = tmp_path / "elsewhere.jsonl"
     transcript.write_text("")
     cases = [
