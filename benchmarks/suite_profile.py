@@ -1,0 +1,73 @@
+"""Where the test suite's CPU goes: each test run alone, charged the machine's busy CPU while it ran.
+
+    .venv/bin/python benchmarks/suite_profile.py [PYTEST ARGS...]   # default: the parallel pass's selection
+
+The suite is CPU-bound on this 2-core machine (its parallel pass leaves the cores idle < 10 % of the
+time), so its wall time follows its CPU.  A test's own process cannot see most of that CPU: it
+is spent in the processes a test starts (CLI runs, seam processes, the warm hook server, Postgres,
+dockerd and containers).  So the tests run one at a time (``-n 0``) and each is charged the
+machine-wide busy time (``/proc/stat``) between its start and end; a module's fixtures are
+charged to its first test.  Run it on a quiet machine: other work is charged too.
+
+Writes ``benchmarks/suite_profile.json`` (per test: CPU-s and wall-s) and prints the modules by CPU.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+OUT = REPO / "benchmarks" / "suite_profile.json"
+_RECORD_ENV = "BRAINBENCH_SUITE_PROFILE_RECORD"
+
+
+def _busy_s() -> float:
+    with open("/proc/stat") as stat:
+        fields = [int(v) for v in stat.readline().split()[1:9]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> object:
+    import time
+
+    cpu0, wall0 = _busy_s(), time.monotonic()
+    yield
+    cpu, wall = _busy_s() - cpu0, time.monotonic() - wall0
+    with open(os.environ[_RECORD_ENV], "a") as record:
+        record.write(json.dumps({"test": item.nodeid, "cpu_s": round(cpu, 2), "wall_s": round(wall, 2)}) + "\n")
+
+
+def main(args: list[str]) -> int:
+    with tempfile.NamedTemporaryFile(suffix=".jsonl", delete=False) as record:
+        path = Path(record.name)
+    env = {**os.environ, _RECORD_ENV: str(path), "PYTHONPATH": str(Path(__file__).parent)}
+    selection = args or ["-m", "not serial and not alone"]
+    code = subprocess.run([sys.executable, "-m", "pytest", "-p", "suite_profile", "-n", "0", "-q", *selection],
+                          cwd=REPO, env=env, check=False).returncode
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    path.unlink()
+    OUT.write_text(json.dumps(rows, indent=1) + "\n")
+    modules: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for row in rows:
+        module = modules[row["test"].split("::")[0]]
+        module[0] += row["cpu_s"]
+        module[1] += row["wall_s"]
+    total = sum(cpu for cpu, _ in modules.values())
+    print(f"\n{len(rows)} tests, {total:.0f} CPU-s in all; the modules by CPU (CPU-s, wall-s):")
+    for name, (cpu, wall) in sorted(modules.items(), key=lambda kv: -kv[1][0])[:30]:
+        print(f"  {cpu:7.1f} {wall:7.1f}  {name}")
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
