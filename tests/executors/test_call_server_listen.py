@@ -25,6 +25,7 @@ from brainbench.executors.base import HookCall
 from brainbench.executors.call_protocol import CallServerError
 from brainbench.executors.docker.static_helper import helper_binary
 from brainbench.executors.sidecar import TcpCallChannel
+from processes import live_processes  # type: ignore[import-not-found]
 
 SERVER_PY = Path(__file__).parents[2] / "runner" / "brainbench" / "executors" / "call_server.py"
 # Prints its environment's BRAINBENCH_* names and stays alive for a while if asked to.
@@ -69,15 +70,7 @@ def _hello(port: int, line: bytes) -> dict[str, object]:
 
 def _cmdlines(marker: str) -> dict[int, str]:
     """Live processes whose argv holds ``marker``: the server (its argv ends with the hook's) and its hooks."""
-    found = {}
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-        except OSError:
-            continue
-        if marker in cmdline:
-            found[int(pid)] = cmdline
-    return found
+    return {pid: cmdline for pid, cmdline in live_processes().items() if marker in cmdline}
 
 
 def _running(marker: str) -> int:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -31,6 +30,7 @@ from brainbench.executors.local import LocalExecutor
 from brainbench.executors.sidecar import SidecarExecutor
 from brainbench.harnesses.grading import grade
 from engine_probe import BASE, docker_or_reason  # type: ignore[import-not-found]
+from processes import live_processes  # type: ignore[import-not-found]
 
 HOOK = Path(__file__).parent / "hooks" / "contract_hook.py"
 IMAGE = "bbtest-exec-contract:latest"
@@ -132,15 +132,7 @@ class Harness:
             table = "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done"
             out = process.container.exec_run(["/bin/sh", "-c", table])  # type: ignore[attr-defined]
             return sum(needle in line and "/proc/" not in line for line in out.output.decode().splitlines())
-        count = 0
-        for pid in os.listdir("/proc"):
-            if pid.isdigit():
-                try:
-                    line = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-                except OSError:
-                    continue
-                count += needle in line
-        return count
+        return sum(needle in cmdline for cmdline in live_processes().values())
 
     def leftovers(self) -> int:
         if self.kind == "docker":

@@ -17,6 +17,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from brainbench.hooks.__main__ import socket_path
+from processes import live_processes  # type: ignore[import-not-found]
 from test_warm_server import HEAVY, PROMPT, _env, _imported, alice_url, short_tmp  # type: ignore[import-not-found]
 
 __all__ = ["alice_url", "short_tmp"]  # fixtures, used by name
@@ -36,19 +37,8 @@ def _stream(seam: str, lines: list[str], env: dict[str, str], *flags: str) -> su
 
 
 def _servers(path: str) -> list[int]:
-    """Live server processes for ``path`` (zombies are not servers)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if b"brainbench.hooks.serve" in cmdline and path.encode() in cmdline and state != "Z":
-            found.append(int(entry.name))
-    return found
+    """Live server processes for ``path``."""
+    return [pid for pid, cmdline in live_processes().items() if "brainbench.hooks.serve" in cmdline and path in cmdline]
 
 
 def _connections(conn: psycopg.Connection, url: str) -> int:
