@@ -17,6 +17,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from brainbench.hooks.__main__ import socket_path
+from brainbench.models.wire import encode_request
 from processes import live_processes  # type: ignore[import-not-found]
 from test_warm_server import HEAVY, PROMPT, _env, _imported, alice_url, short_tmp  # type: ignore[import-not-found]
 
@@ -24,10 +25,8 @@ __all__ = ["alice_url", "short_tmp"]  # fixtures, used by name
 
 
 def _request(rid: int, body: object, cwd: str | None = "/tmp", **env: str) -> str:
-    doc: dict[str, object] = {"id": rid, "env": env, "input": body}
-    if cwd is not None:
-        doc["cwd"] = cwd
-    return json.dumps(doc)
+    """One request line as the runner writes it (its stream codec), without the newline."""
+    return encode_request(rid, env, body, cwd).decode().rstrip("\n")
 
 
 def _stream(seam: str, lines: list[str], env: dict[str, str], *flags: str) -> subprocess.CompletedProcess[str]:
