@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from brainbench import __version__
 
 REPO = Path(__file__).resolve().parents[2]
 BASES = ("brainbench/base:bookworm", "brainbench/postgres-base:bookworm")
@@ -88,8 +89,6 @@ def test_compose_run_and_down(compose_env: dict[str, str]) -> None:
             assert nobody.returncode == 0 and json.loads(nobody.stdout) == doc, nobody.stderr
         run_id = doc["_meta"]["run"]["run_id"]
         # Compose builds carry the labels scripts/build-images gives: the package version, the revision.
-        from brainbench import __version__
-
         for image in ("codex", "brainbench"):
             labels = json.loads(_docker("image", "inspect", "--format", "{{json .Config.Labels}}",
                                         f"brainbench/{image}:bbtest-ux").stdout)
