@@ -93,6 +93,31 @@ class Session:
             self.cancel(rid)
 
 
+def _kill_children():
+    """Kill every process this server started, registered in a session's calls or not yet.
+
+    In listen mode one client is served at a time, so when it hangs up every hook still running
+    is its own or an earlier client's.  A hook whose Popen has not returned yet is in no
+    session's table (its registration will see the closed session and kill it, but only once
+    Popen returns, which under load can take seconds): found here by its parent pid instead."""
+    me = str(os.getpid())
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[1] == me:  # the parent pid
+            pid = int(entry)
+            _kill_group(pid)
+            try:
+                os.kill(pid, signal.SIGKILL)  # one that has not called setsid() yet has no group
+            except OSError:
+                pass
+
+
 def _stdout_write(line):
     sys.stdout.buffer.write(line)
     sys.stdout.buffer.flush()
@@ -300,6 +325,7 @@ class Listener:
                     serve(self.argv, _socket_lines(conn, rest), session)
                 finally:
                     session.hang_up()
+                    _kill_children()
             finally:
                 with self.lock:
                     self.busy = False
