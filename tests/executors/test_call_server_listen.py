@@ -150,10 +150,20 @@ def test_calls_sent_just_before_a_hang_up_are_killed(server: tuple[int, str, str
     while _hooks(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
     survivors = _hooks(marker)
+    seen = {pid: _stat(pid) for pid in survivors}  # for the failure message: how each one lives on
     for pid in survivors:  # never leave a 600 s sleeper behind a failure
         with contextlib.suppress(OSError):
             os.kill(pid, 9)
-    assert not survivors, f"{len(survivors)} hook(s) outlived their client's hang-up"
+    assert not survivors, f"{len(survivors)} hook(s) outlived their client's hang-up: {seen}"
+
+
+def _stat(pid: int) -> str:
+    """State, parent, process group and session of ``pid`` (/proc/PID/stat), or why there are none."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError) as exc:
+        return f"gone ({exc.__class__.__name__})"
+    return f"state {fields[0]} ppid {fields[1]} pgid {fields[2]} sid {fields[3]}"
 
 
 def test_a_hook_started_after_its_client_hung_up_dies_at_once() -> None:
