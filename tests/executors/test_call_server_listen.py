@@ -125,6 +125,26 @@ def test_one_client_at_a_time_and_a_hang_up_kills_its_calls(server: tuple[int, s
     second.close()
 
 
+def test_a_client_waits_out_busy_for_a_while_then_is_refused(server: tuple[int, str, str],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Busy right after a hang-up is a moment (the reconnect above relies on waiting it out);
+    a server that stays busy, because another runner holds it, refuses with its reason."""
+    import brainbench.executors.sidecar as sidecar
+
+    port, token, _ = server
+    monkeypatch.setattr(sidecar, "BUSY_WAIT_S", 1.0)
+    first = TcpCallChannel("codex", "127.0.0.1", port)
+    first.connect(token, timeout_s=10)
+    try:
+        started = time.monotonic()
+        with pytest.raises(CallServerError, match="refused the runner: busy"):
+            TcpCallChannel("codex", "127.0.0.1", port).connect(token, timeout_s=10)
+        assert 1.0 <= time.monotonic() - started < 8
+        assert first.alive and first.hello(10.0).get("ready")  # the holder is untouched
+    finally:
+        first.close()
+
+
 def test_calls_sent_just_before_a_hang_up_are_killed(server: tuple[int, str, str]) -> None:
     """A client that sends a call and hangs up at once: the hook may start after the hang-up's
     sweep (CI caught one such hook living on); it must die all the same, in both servers."""

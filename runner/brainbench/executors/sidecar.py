@@ -40,6 +40,9 @@ log = logging.getLogger(__name__)
 # sidecars in order but does not wait for them to listen): connection refused is retried.
 CONNECT_TIMEOUT_S = 60.0
 HANDSHAKE_TIMEOUT_S = 10.0
+# A listening call server serves one client at a time and says "busy" to others; right
+# after a client hangs up it is busy for as long as it takes to kill that client's calls.
+BUSY_WAIT_S = 10.0
 
 
 def parse_endpoints(items: Sequence[str]) -> dict[str, tuple[str, int]]:
@@ -67,6 +70,21 @@ class TcpCallChannel(CallChannel):
 
     def connect(self, token: str, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
         deadline = time.monotonic() + timeout_s
+        busy_until: float | None = None
+        while True:
+            answer = self._handshake(token, deadline)
+            if answer.get("ready"):
+                return
+            error = str(answer.get("error") or "no answer to the handshake")
+            # A server still killing the calls of a client that just hung up (this runner's
+            # own dropped connection, or the run before) says busy for a moment: wait it out.
+            now = time.monotonic()
+            busy_until = busy_until or min(deadline, now + BUSY_WAIT_S)
+            if not error.startswith("busy") or now >= busy_until:
+                raise CallServerError(f"{self.seam}: the call server at {self.where} refused the runner: {error}")
+            time.sleep(0.1)
+
+    def _handshake(self, token: str, deadline: float) -> dict[str, object]:
         while True:
             try:
                 self.sock = socket.create_connection((self.host, self.port), timeout=HANDSHAKE_TIMEOUT_S)
@@ -79,12 +97,13 @@ class TcpCallChannel(CallChannel):
         self.sock.settimeout(None)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.alive = True
-        threading.Thread(target=self._read, name=f"bb-sidecar-{self.seam}", daemon=True).start()
+        reader = threading.Thread(target=self._read, args=(self.sock,), name=f"bb-sidecar-{self.seam}", daemon=True)
+        reader.start()
         answer = self.hello(HANDSHAKE_TIMEOUT_S, token=token)
         if not answer.get("ready"):
             self.close()
-            raise CallServerError(f"{self.seam}: the call server at {self.where} refused the runner: "
-                                  f"{answer.get('error') or 'no answer to the handshake'}")
+            reader.join(HANDSHAKE_TIMEOUT_S)  # its end must not mark the next attempt's connection dead
+        return answer
 
     def send_line(self, line: bytes) -> None:
         if self.sock is None:
@@ -92,11 +111,10 @@ class TcpCallChannel(CallChannel):
         with self._send_lock:
             self.sock.sendall(line)
 
-    def _read(self) -> None:
-        assert self.sock is not None
+    def _read(self, sock: socket.socket) -> None:
         lines = LineSplitter()
         try:
-            while chunk := self.sock.recv(65536):
+            while chunk := sock.recv(65536):
                 for line in lines.feed(chunk):
                     self.deliver(line)
         except Exception as exc:  # closed under us, or a line over the cap: either way it is done
