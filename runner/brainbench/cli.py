@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import signal
 import sys
 import warnings
 from pathlib import Path
@@ -184,6 +185,10 @@ def _full_width_help_when_piped(argv: list[str]) -> None:
 
 def main() -> None:
     warnings.filterwarnings("ignore", module="platformdirs")
+    # Ctrl-C (SIGINT) stops a run or a served brain cleanly in every phase, even when the
+    # process inherited SIGINT ignored (a shell's background job), where Python would not
+    # install its handler and only the replay's own signal watcher would answer it.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     argv = sys.argv[1:]
     _full_width_help_when_piped(argv)
     runs = argv[:1] == ["run"] or argv[:2] == ["eval", "brainbench"]

@@ -27,10 +27,15 @@ def _read_env(path: Path) -> dict[str, str]:
     return env
 
 
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _serve(fixture: str, env_file: Path) -> subprocess.Popen[str]:
+    # Started with SIGINT ignored, as a shell starts a background job: Ctrl-C must still stop it.
     proc = subprocess.Popen([sys.executable, "-m", "brainbench.cli", "brain", "serve", fixture,
                              "--env-file", str(env_file)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=_ignore_sigint)
     deadline = time.monotonic() + 120
     while not env_file.exists():
         if proc.poll() is not None or time.monotonic() > deadline:
