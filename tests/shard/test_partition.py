@@ -98,3 +98,16 @@ def test_more_shards_than_units_leaves_valid_empty_shards(planned: tuple[Plan, R
 def test_bad_shard_specs_are_refused(text: str) -> None:
     with pytest.raises(ValueError):
         ShardSpec.parse(text)
+
+
+@pytest.mark.parametrize("key", ["kta-001-deal-recall", "pair:cont-001", "ü-unicode"])
+def test_a_units_shard_ranking_is_the_published_hash(key: str) -> None:
+    """Rank of shard s for a unit: the first 8 bytes (big-endian) of sha256("rank␟KEY␟s").
+    Part of a shard's identity across releases: a cheaper computation must give the same numbers."""
+    import hashlib
+
+    from brainbench.orchestrator.shard import _rank_scores
+
+    expected = {s: int.from_bytes(hashlib.sha256(f"rank\x1f{key}\x1f{s}".encode()).digest()[:8], "big")
+                for s in range(1, 201)}
+    assert _rank_scores(key, 200) == expected

@@ -58,6 +58,17 @@ def _score(*parts: object) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
+def _rank_scores(key: str, total: int) -> dict[int, int]:
+    """``_score("rank", key, s)`` for every shard s: the key's prefix hashed once, not N times."""
+    prefix = hashlib.sha256(f"rank\x1f{key}\x1f".encode())
+    scores = {}
+    for shard in range(1, total + 1):
+        digest = prefix.copy()
+        digest.update(str(shard).encode())
+        scores[shard] = int.from_bytes(digest.digest()[:8], "big")
+    return scores
+
+
 def assign(weights: dict[str, int], total: int) -> dict[str, int]:
     """Shard number (1-based) of every unit."""
     if total < 1:
@@ -77,7 +88,7 @@ def _assign(items: tuple[tuple[str, int], ...], total: int) -> tuple[tuple[str, 
     out: dict[str, int] = {}
     for key in sorted(weights, key=lambda k: (_score("order", k), k)):
         weight = weights[key]
-        scores = {s: _score("rank", key, s) for s in range(1, total + 1)}
+        scores = _rank_scores(key, total)
         # The top of the ranking nearly always has room: sort the rest only when it does not.
         first = max(scores, key=lambda s: (scores[s], -s))
         if load[first] + weight <= capacity:
