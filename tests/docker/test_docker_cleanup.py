@@ -26,11 +26,13 @@ RUNNER = textwrap.dedent("""
     from brainbench.executors.base import SeamLaunch
     from brainbench.executors.docker import DockerExecutor
 
-    # Signals belong to the orchestrator, not the provider: SIGTERM unwinds like Ctrl-C.
+    # Signals belong to the orchestrator, not the provider: SIGTERM unwinds like Ctrl-C, and
+    # Ctrl-C is handled even when inherited ignored (a background job), as the CLI does.
     def interrupt(signum, frame):
         raise KeyboardInterrupt(signum)
 
     signal.signal(signal.SIGTERM, interrupt)
+    signal.signal(signal.SIGINT, interrupt)
 
     async def main():
         ex = DockerExecutor(run_id=sys.argv[1])
