@@ -6,6 +6,7 @@ Exit codes: 0 ran clean (or gate passed), 1 regression, 2 error / inconclusive
 
 from __future__ import annotations
 
+import errno
 import inspect
 import os
 import signal
@@ -211,6 +212,13 @@ def main() -> None:
             raise SystemExit(_report_crash(exc)) from None
         # A file the user named is missing or unreadable: their error, not ours.
         sys.stderr.write(f"brainbench: {exc.filename}: {exc.strerror}\n")
+        raise SystemExit(2) from None
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise SystemExit(_report_crash(exc)) from None
+        # The machine's state, not a bug (and a crash file would not fit either).
+        where = f" writing {exc.filename}" if exc.filename else ""
+        sys.stderr.write(f"brainbench: this machine ran out of disk space{where} ({exc.strerror})\n")
         raise SystemExit(2) from None
     except Exception as exc:
         # An uncaught exception would exit 1, which callers read as "regression";

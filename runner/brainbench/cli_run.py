@@ -180,7 +180,12 @@ def _run_and_report(config: RunConfig, corpus, shard=None) -> int:  # type: igno
         if partial is not None and config.out is not None and partial.meta.run is not None:
             from brainbench.report.files import write_result
 
-            write_result(config.out, partial)
+            try:
+                write_result(config.out, partial)
+            except OSError as write_error:  # the cause may be a full disk, which this write meets too
+                _err(f"run failed: {exc} (its partial result could not be written to {config.out}: "
+                     f"{write_error.strerror or write_error})")
+                return EXIT_ERROR
             _err(f"run failed: {exc} (partial result of {len(partial.meta.run.completed_fixtures)} fixture(s) "
                  f"written to {config.out}; continue with --resume {config.out})")
         else:

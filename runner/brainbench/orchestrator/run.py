@@ -7,6 +7,7 @@ so ``--jobs 1`` and ``--jobs 8`` produce the same cells and rows.
 from __future__ import annotations
 
 import contextlib
+import errno
 import shutil
 import signal
 import uuid
@@ -64,6 +65,25 @@ LOCK_FILE_KEEP_S = 24 * 3600
 # Expected reasons for a run to stop early: reported in one line, exit 2, with the partial
 # result (``exc.partial``) of the fixtures that finished.
 RUN_FAILURES = (RunAborted, ServerError, ExecutorError)
+
+
+# The host ran out of room for the runner's own files (trace spill, transcripts, scratch):
+# the machine's state, not a bug, and a partial result plus --resume is the way on.
+HOST_FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
+
+
+class HostFull(RunAborted):
+    """The runner could not write its own files: no space (or quota) left."""
+
+
+def _host_full(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno in HOST_FULL_ERRNOS
+
+
+def _as_host_full(exc: OSError) -> HostFull:
+    where = f" writing {exc.filename}" if exc.filename else ""
+    return HostFull(f"this machine ran out of disk space{where} ({exc.strerror}); free some space, or point "
+                    "BRAINBENCH_SCRATCH_DIR and TMPDIR at a roomier disk, and continue with --resume")
 
 
 def _database_failure(exc: psycopg.Error, server: PostgresServer) -> DatabaseFailure:
@@ -404,16 +424,24 @@ def run_benchmark(config: RunConfig, corpus: Corpus, stages: Stages, progress: P
         failure = _database_failure(exc, server) if isinstance(exc, psycopg.Error) else exc
         failure.partial = runner.result(complete=False, interrupted_by="error")  # type: ignore[attr-defined]
         raise failure from None
+    except OSError as exc:
+        if not _host_full(exc):
+            raise
+        full = _as_host_full(exc)
+        full.partial = runner.result(complete=False, interrupted_by="error")  # type: ignore[attr-defined]
+        raise full from None
     finally:
         server.close()
 
 
 def _explain(group: BaseExceptionGroup, server: PostgresServer) -> Exception | None:
     """The run failure inside nested task-group errors; a database error becomes a DatabaseFailure."""
-    explained = group.subgroup((*RUN_FAILURES, psycopg.Error))
+    explained = group.subgroup((*RUN_FAILURES, psycopg.Error)) or group.subgroup(_host_full)
     while explained is not None:
         first = explained.exceptions[0]
         if not isinstance(first, BaseExceptionGroup):
-            return _database_failure(first, server) if isinstance(first, psycopg.Error) else first  # type: ignore[return-value]
+            if isinstance(first, psycopg.Error):
+                return _database_failure(first, server)
+            return _as_host_full(first) if _host_full(first) else first  # type: ignore[arg-type,return-value]
         explained = first
     return None

@@ -43,8 +43,10 @@ def atomic_write_lines(path: Path, lines: Iterable[str]) -> str:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is None:
+            exc.filename = str(path)  # a failed write() names no file: say which one it was
         raise
     return digest.hexdigest()
 
