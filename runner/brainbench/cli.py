@@ -6,7 +6,6 @@ Exit codes: 0 ran clean (or gate passed), 1 regression, 2 error / inconclusive
 
 from __future__ import annotations
 
-import errno
 import inspect
 import os
 import signal
@@ -213,14 +212,12 @@ def main() -> None:
         # A file the user named is missing or unreadable: their error, not ours.
         sys.stderr.write(f"brainbench: {exc.filename}: {exc.strerror}\n")
         raise SystemExit(2) from None
-    except OSError as exc:
-        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
-            raise SystemExit(_report_crash(exc)) from None
-        # The machine's state, not a bug (and a crash file would not fit either).
-        where = f" writing {exc.filename}" if exc.filename else ""
-        sys.stderr.write(f"brainbench: this machine ran out of disk space{where} ({exc.strerror})\n")
-        raise SystemExit(2) from None
     except Exception as exc:
+        from brainbench.disk_full import disk_full_message, is_disk_full
+
+        if is_disk_full(exc):  # the machine's state, not a bug (and a crash file would not fit either)
+            sys.stderr.write(f"brainbench: {disk_full_message(exc)}\n")
+            raise SystemExit(2) from None
         # An uncaught exception would exit 1, which callers read as "regression";
         # a bug in BrainBench is an error (2), reported in one line plus a crash file.
         raise SystemExit(_report_crash(exc)) from None

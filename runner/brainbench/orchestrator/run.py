@@ -7,7 +7,6 @@ so ``--jobs 1`` and ``--jobs 8`` produce the same cells and rows.
 from __future__ import annotations
 
 import contextlib
-import errno
 import shutil
 import signal
 import uuid
@@ -38,6 +37,7 @@ from brainbench.brain.server import (
     open_server,
 )
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
+from brainbench.disk_full import disk_full_message, is_disk_full
 from brainbench.executors.base import ExecutorError
 from brainbench.models.budget import Concurrency
 from brainbench.models.config import RunConfig
@@ -67,29 +67,25 @@ LOCK_FILE_KEEP_S = 24 * 3600
 RUN_FAILURES = (RunAborted, ServerError, ExecutorError)
 
 
-# The host ran out of room for the runner's own files (trace spill, transcripts, scratch):
-# the machine's state, not a bug, and a partial result plus --resume is the way on.
-HOST_FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
-
-
-class HostFull(RunAborted):
-    """The runner could not write its own files: no space (or quota) left."""
-
-
-def _host_full(exc: BaseException) -> bool:
-    return isinstance(exc, OSError) and exc.errno in HOST_FULL_ERRNOS
-
-
-def _as_host_full(exc: OSError) -> HostFull:
-    where = f" writing {exc.filename}" if exc.filename else ""
-    return HostFull(f"this machine ran out of disk space{where} ({exc.strerror}); free some space, or point "
-                    "BRAINBENCH_SCRATCH_DIR and TMPDIR at a roomier disk, and continue with --resume")
+class DiskFull(RunAborted):
+    """The runner's own files (trace spill, transcripts, scratch) found no room: the machine's
+    state, not a bug, and a partial result plus --resume is the way on."""
 
 
 def _database_failure(exc: psycopg.Error, server: PostgresServer) -> DatabaseFailure:
     """A driver error under the runner's own connection: name the cause, not a traceback."""
     cause = getattr(server, "diagnose", lambda: None)()
     return DatabaseFailure(f"the brain database failed: {cause or first_line(exc)}")
+
+
+def _as_run_failure(exc: BaseException, server: PostgresServer) -> Exception | None:
+    """``exc`` as an expected reason for the run to stop (RUN_FAILURES), or None for a bug."""
+    if isinstance(exc, psycopg.Error):
+        return _database_failure(exc, server)
+    if is_disk_full(exc):
+        return DiskFull(f"{disk_full_message(exc)}; free some space, or point BRAINBENCH_SCRATCH_DIR and "
+                        "TMPDIR at a roomier disk, and continue with --resume")
+    return exc if isinstance(exc, RUN_FAILURES) else None
 
 
 def seam_modes(config: RunConfig) -> list[Mode]:
@@ -420,28 +416,22 @@ def run_benchmark(config: RunConfig, corpus: Corpus, stages: Stages, progress: P
             raise
         failure.partial = runner.result(complete=False, interrupted_by="error")  # type: ignore[attr-defined]
         raise failure from None
-    except (*RUN_FAILURES, psycopg.Error) as exc:
-        failure = _database_failure(exc, server) if isinstance(exc, psycopg.Error) else exc
+    except (*RUN_FAILURES, psycopg.Error, OSError) as exc:
+        failure = _as_run_failure(exc, server)
+        if failure is None:
+            raise
         failure.partial = runner.result(complete=False, interrupted_by="error")  # type: ignore[attr-defined]
         raise failure from None
-    except OSError as exc:
-        if not _host_full(exc):
-            raise
-        full = _as_host_full(exc)
-        full.partial = runner.result(complete=False, interrupted_by="error")  # type: ignore[attr-defined]
-        raise full from None
     finally:
         server.close()
 
 
 def _explain(group: BaseExceptionGroup, server: PostgresServer) -> Exception | None:
     """The run failure inside nested task-group errors; a database error becomes a DatabaseFailure."""
-    explained = group.subgroup((*RUN_FAILURES, psycopg.Error)) or group.subgroup(_host_full)
+    explained = group.subgroup((*RUN_FAILURES, psycopg.Error)) or group.subgroup(is_disk_full)
     while explained is not None:
         first = explained.exceptions[0]
         if not isinstance(first, BaseExceptionGroup):
-            if isinstance(first, psycopg.Error):
-                return _database_failure(first, server)
-            return _as_host_full(first) if _host_full(first) else first  # type: ignore[arg-type,return-value]
+            return _as_run_failure(first, server)
         explained = first
     return None
