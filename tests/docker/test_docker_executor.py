@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import os
 import socket
-import tempfile
 import threading
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
@@ -191,9 +191,9 @@ def test_output_is_not_truncated_by_transport(hook_image: str, run_id: str) -> N
     assert len(doc["hookSpecificOutput"]["additionalContext"]) == 200000
 
 
-def test_unix_socket_database_is_bind_mounted(hook_image: str, run_id: str) -> None:
+def test_unix_socket_database_is_bind_mounted(hook_image: str, run_id: str, short_scratch: Path) -> None:
     # Stand-in for the embedded Postgres: a Unix socket in a 0700 temp dir.
-    root = tempfile.mkdtemp(prefix="bbtest-pg-")
+    root = str(short_scratch)
     path = os.path.join(root, ".s.PGSQL.5432")
     server = socket.socket(socket.AF_UNIX)
     server.bind(path)
@@ -218,8 +218,8 @@ def test_unix_socket_database_is_bind_mounted(hook_image: str, run_id: str) -> N
     assert json.loads(o.stdout)["hookSpecificOutput"]["additionalContext"] == "pong:ping"
 
 
-def test_shared_paths_visible_at_same_path(hook_image: str, run_id: str) -> None:
-    run_dir = tempfile.mkdtemp(prefix="bbtest-run-")
+def test_shared_paths_visible_at_same_path(hook_image: str, run_id: str, short_scratch: Path) -> None:
+    run_dir = str(short_scratch)
     transcript = os.path.join(run_dir, "t.jsonl")
     with open(transcript, "w") as f:
         f.write('{"type":"user"}\n')

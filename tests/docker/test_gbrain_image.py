@@ -22,7 +22,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -74,11 +73,10 @@ def _database_url(admin_url: str, name: str) -> str:
     return f"{base}/{name}"
 
 
-async def _replay(reference: Path, image: str, server_image: str, run_id: str) -> dict[str, Any]:
+async def _replay(reference: Path, image: str, server_image: str, run_id: str, work: Path) -> dict[str, Any]:
     from brainbench.brain.seed_document import seed_document  # seed contract v1 (runner side)
 
     corpus = load_corpus(reference / "corpus" / "fixtures", reference / "corpus" / "gold")
-    work = Path(tempfile.mkdtemp(prefix="bb-gbrain-"))
     seam_root = work / "claude-code"
     seam_root.mkdir()
     executor = DockerExecutor(DockerConfig(private_brain_image=server_image), run_id=run_id)
@@ -123,13 +121,13 @@ async def _replay(reference: Path, image: str, server_image: str, run_id: str) -
 
 
 def test_gbrain_hook_reproduces_the_reference_turns(reference: Path, docker_client: Any, gbrain_image: str,
-                                                     run_id: str) -> None:
+                                                     run_id: str, short_scratch: Path) -> None:
     labels = docker_client.images.get(gbrain_image).labels
     contract = json.loads(labels["io.brainbench.brain"])
     assert contract["version"] == 1 and contract["extensions"] == ["vector", "pg_trgm", "pgcrypto"]
     assert labels["io.brainbench.kind"] == "production"
 
-    results = anyio.run(_replay, reference, gbrain_image, ensure_pgvector_image(docker_client), run_id)
+    results = anyio.run(_replay, reference, gbrain_image, ensure_pgvector_image(docker_client), run_id, short_scratch)
     checked = 0
     for fixture_id, turns in _expected(reference).items():
         replay = results[fixture_id]

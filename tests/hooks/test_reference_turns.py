@@ -8,7 +8,6 @@ what comes back on the wire.
 from __future__ import annotations
 
 import json
-import tempfile
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -35,10 +34,9 @@ def _expected(reference: Path) -> dict[tuple[str, str], list[dict[str, Any]]]:
     return out
 
 
-async def _replay_all(reference: Path, dbs: BrainDatabases, mode: str) -> dict[tuple[str, str], Any]:
+async def _replay_all(reference: Path, dbs: BrainDatabases, mode: str, work: Path) -> dict[tuple[str, str], Any]:
     corpus = load_corpus(reference / "corpus" / "fixtures", reference / "corpus" / "gold")
     executor = LocalExecutor(pool_size=1)
-    work = Path(tempfile.mkdtemp(prefix="bb-ref-"))
     seams = {h: await executor.start(SeamLaunch(seam=h, command=s.command(mode == "stream"), mode=mode))  # type: ignore[arg-type]
              for h, s in SEAMS.items()}
     results: dict[tuple[str, str], Any] = {}
@@ -69,11 +67,11 @@ async def _replay_all(reference: Path, dbs: BrainDatabases, mode: str) -> dict[t
 
 
 @pytest.mark.parametrize("mode", ["stream", "exec"])
-def test_reference_turns_byte_for_byte(reference: Path, pg_server: object, mode: str) -> None:
+def test_reference_turns_byte_for_byte(reference: Path, pg_server: object, mode: str, short_scratch: Path) -> None:
     dbs = BrainDatabases(pg_server, f"pytest_ref_{mode}", list(SEAMS))  # type: ignore[arg-type]
     dbs.prepare()
     try:
-        results = anyio.run(_replay_all, reference, dbs, mode)
+        results = anyio.run(_replay_all, reference, dbs, mode, short_scratch)
     finally:
         dbs.close()
     expected = _expected(reference)
