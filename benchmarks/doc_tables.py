@@ -38,8 +38,8 @@ COLD_ROWS: tuple[tuple[str, str], ...] = (
     ("in-process", "contract adapter cold start, in-process (`BRAINBENCH_HOOK_SERVE=0`)"),
 )
 SEAM_ORDER = ("openclaw", "claude-code", "codex")
-BLOCKS = {README: ("readme-benchmarks",), CONTAINERS: ("containers-numbers",), REPORT: ("report-trace-overhead",),
-          SCALING: ("scaling-numbers",)}
+BLOCKS = {README: ("readme-suite", "readme-benchmarks"), CONTAINERS: ("containers-numbers",),
+          REPORT: ("report-trace-overhead",), SCALING: ("scaling-numbers",)}
 
 
 def _begin(name: str) -> str:
@@ -149,7 +149,29 @@ def render_scaling(doc: dict[str, Any]) -> str:
                       f"Measured {_when(row)} (1-minute load before each run: {loads})."])
 
 
-RENDERERS = {"readme-benchmarks": render_readme, "containers-numbers": render_containers,
+def render_suite(doc: dict[str, Any]) -> str:
+    import suite_time  # a sibling script
+
+    rows = doc["rows"]
+    time, profile = rows.get("suite"), rows.get("suite-profile")
+    lines = []
+    if time is None:
+        lines.append("Suite time not measured yet: run `.venv/bin/python benchmarks/update_docs.py --only suite`.")
+    else:
+        lines.append(f"{suite_time.line(time)}, measured by `benchmarks/update_docs.py --only suite` (runs "
+                     f"`scripts/test -q` as CI does) on {_when(time)}.")
+    if profile is not None:
+        lines += ["", f"Where that time goes: the suite is CPU-bound here, so `benchmarks/update_docs.py --only "
+                      f"suite-profile` runs the parallel pass's {profile['tests']:,} tests one at a time and charges "
+                      f"each the machine's busy CPU while it ran (the processes it starts included): "
+                      f"**{profile['cpu_s']:.0f} CPU-s** in all ({_when(profile)}). The costliest modules:", "",
+                  "| module | CPU-s | wall-s | tests |", "|---|---|---|---|"]
+        lines += [f"| `{name}` | {cpu:.1f} | {wall:.1f} | {n} |" for name, cpu, wall, n in profile["modules"]]
+    return "\n".join(lines)
+
+
+RENDERERS = {"readme-suite": render_suite, "readme-benchmarks": render_readme,
+             "containers-numbers": render_containers,
              "report-trace-overhead": render_report, "scaling-numbers": render_scaling}
 
 

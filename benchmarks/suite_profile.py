@@ -21,6 +21,7 @@ import sys
 import tempfile
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,7 +48,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         record.write(json.dumps({"test": item.nodeid, "cpu_s": round(cpu, 2), "wall_s": round(wall, 2)}) + "\n")
 
 
-def main(args: list[str]) -> int:
+def measure(args: list[str]) -> tuple[int, list[dict[str, Any]]]:
+    """pytest's exit code and one row per test (CPU-s, wall-s); also written to suite_profile.json."""
     with tempfile.NamedTemporaryFile(suffix=".jsonl", delete=False) as record:
         path = Path(record.name)
     env = {**os.environ, _RECORD_ENV: str(path), "PYTHONPATH": str(Path(__file__).parent)}
@@ -57,14 +59,28 @@ def main(args: list[str]) -> int:
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     path.unlink()
     OUT.write_text(json.dumps(rows, indent=1) + "\n")
-    modules: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    return code, rows
+
+
+def by_module(rows: list[dict[str, Any]], top: int) -> dict[str, Any]:
+    """The totals and the ``top`` modules by CPU: [module, CPU-s, wall-s, tests]."""
+    modules: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
     for row in rows:
         module = modules[row["test"].split("::")[0]]
         module[0] += row["cpu_s"]
         module[1] += row["wall_s"]
-    total = sum(cpu for cpu, _ in modules.values())
-    print(f"\n{len(rows)} tests, {total:.0f} CPU-s in all; the modules by CPU (CPU-s, wall-s):")
-    for name, (cpu, wall) in sorted(modules.items(), key=lambda kv: -kv[1][0])[:30]:
+        module[2] += 1
+    ranked = sorted(modules.items(), key=lambda kv: -kv[1][0])
+    return {"tests": len(rows), "cpu_s": round(sum(m[0] for m in modules.values()), 1),
+            "wall_s": round(sum(m[1] for m in modules.values()), 1),
+            "modules": [[name, round(cpu, 1), round(wall, 1), int(n)] for name, (cpu, wall, n) in ranked[:top]]}
+
+
+def main(args: list[str]) -> int:
+    code, rows = measure(args)
+    summary = by_module(rows, 30)
+    print(f"\n{summary['tests']} tests, {summary['cpu_s']:.0f} CPU-s in all; the modules by CPU (CPU-s, wall-s):")
+    for name, cpu, wall, _ in summary["modules"]:
         print(f"  {cpu:7.1f} {wall:7.1f}  {name}")
     return code
 

@@ -1,6 +1,7 @@
 """Re-run the benchmarks and rewrite the numbers tables in README.md and docs/{CONTAINERS,REPORT,SCALING}.md.
 
-    .venv/bin/python benchmarks/update_docs.py                 # everything (≈ 5 min on a quiet 2-core machine)
+    .venv/bin/python benchmarks/update_docs.py                 # the product's numbers (≈ 5 min, quiet 2-core machine)
+    .venv/bin/python benchmarks/update_docs.py --only suite,suite-profile   # the test suite's (≈ 25 min)
     .venv/bin/python benchmarks/update_docs.py --render-only   # re-render the tables from benchmarks/results.json
     .venv/bin/python benchmarks/update_docs.py --only gate --executor docker --mode exec   # one row
 
@@ -29,6 +30,10 @@ import doc_tables  # a sibling script, not a package
 GATE_KEYS = {("local", "stream"): "gate/local/stream", ("local", "exec"): "gate/local/exec",
              ("docker", "stream"): "gate/docker/stream", ("docker", "exec"): "gate/docker/exec"}
 PARTS = ("gate", "scale", "cold", "stream", "exec", "trace", "scaling")
+# The test suite's own time and where its CPU goes: minutes each, so only when asked for.
+SUITE_PARTS = ("suite", "suite-profile")
+# Modules shown in the README's "where the suite's CPU goes" table.
+PROFILE_TOP = 12
 
 
 def _stamp() -> dict[str, Any]:
@@ -137,10 +142,31 @@ def measure_scaling(rows: dict[str, Any], scale: int = 10) -> None:
     print(f"  {scale_run.verdict(rows['scaling'])}")
 
 
+def measure_suite(rows: dict[str, Any]) -> None:
+    import suite_time
+
+    print("suite: bash scripts/test -q, as CI runs it …", flush=True)
+    stamp = _stamp()
+    rows["suite"] = {**suite_time.measure(), **stamp}
+    print(f"  {suite_time.line(rows['suite'])}")
+
+
+def measure_suite_profile(rows: dict[str, Any]) -> None:
+    import suite_profile
+
+    print("suite-profile: the parallel pass's tests one at a time, each charged the machine's busy CPU …",
+          flush=True)
+    stamp = _stamp()
+    code, tests = suite_profile.measure([])
+    rows["suite-profile"] = {**suite_profile.by_module(tests, PROFILE_TOP), "exit": code, **stamp}
+    print(f"  {rows['suite-profile']['cpu_s']:.0f} CPU-s over {rows['suite-profile']['tests']} tests")
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--render-only", action="store_true", help="only re-render the tables from results.json")
-    parser.add_argument("--only", default=",".join(PARTS), help=f"comma-separated subset of {','.join(PARTS)}")
+    parser.add_argument("--only", default=",".join(PARTS),
+                        help=f"comma-separated subset of {','.join(PARTS + SUITE_PARTS)} (default: {','.join(PARTS)})")
     parser.add_argument("--executor", default="local,docker", help="gate rows: local, docker or both")
     parser.add_argument("--mode", default="stream,exec", help="gate rows: stream, exec or both")
     parser.add_argument("--fixtures", type=int, default=20, help="fixtures for the cold-start benchmark")
@@ -149,33 +175,29 @@ def main(argv: list[str]) -> int:
     parts = [p.strip() for p in args.only.split(",") if p.strip()]
     executors = [e.strip() for e in args.executor.split(",") if e.strip()]
     modes = [m.strip() for m in args.mode.split(",") if m.strip()]
-    bad = [p for p in parts if p not in PARTS] + [e for e in executors if e not in ("local", "docker")] + [
-        m for m in modes if m not in ("stream", "exec")]
+    bad = [p for p in parts if p not in PARTS + SUITE_PARTS] + [
+        e for e in executors if e not in ("local", "docker")] + [m for m in modes if m not in ("stream", "exec")]
     if bad:
         parser.error(f"unknown value(s): {', '.join(bad)}")
     doc = doc_tables.load() if doc_tables.RESULTS.exists() else {"format": doc_tables.FORMAT, "rows": {}}
     if not args.render_only:
         rows = doc["rows"]
-        try:
-            if "gate" in parts:
-                measure_gate(rows, executors, modes, args.docker_seams)
-            if "scale" in parts:
-                measure_scale(rows)
-            if "cold" in parts:
-                measure_cold(rows, args.fixtures)
-            if "stream" in parts:
-                measure_stream(rows)
-            if "exec" in parts:
-                measure_exec(rows)
-            if "trace" in parts:
-                measure_trace(rows)
-            if "scaling" in parts:
-                measure_scaling(rows)
-        except RuntimeError as exc:
-            print(f"update_docs: {exc}", file=sys.stderr)
-            return 2
-        finally:
-            doc_tables.save(doc)  # what was measured before a failure is kept
+        measures = {"gate": lambda: measure_gate(rows, executors, modes, args.docker_seams),
+                    "scale": lambda: measure_scale(rows), "cold": lambda: measure_cold(rows, args.fixtures),
+                    "stream": lambda: measure_stream(rows), "exec": lambda: measure_exec(rows),
+                    "trace": lambda: measure_trace(rows), "scaling": lambda: measure_scaling(rows),
+                    "suite": lambda: measure_suite(rows), "suite-profile": lambda: measure_suite_profile(rows)}
+        for part in (p for p in PARTS + SUITE_PARTS if p in parts):
+            try:
+                measures[part]()
+            except RuntimeError as exc:
+                print(f"update_docs: {exc}", file=sys.stderr)
+                return 2
+            finally:
+                # Saved and rendered after every part: what was measured before a failure is kept, and
+                # the suite parts run the tests that hold the committed tables to results.json.
+                doc_tables.save(doc)
+                doc_tables.write_docs(doc)
     changed = doc_tables.write_docs(doc)
     print("rewrote: " + (", ".join(str(p.relative_to(doc_tables.REPO)) for p in changed) or "nothing changed"))
     return 0

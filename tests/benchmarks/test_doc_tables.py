@@ -30,6 +30,7 @@ doc_tables = _load("doc_tables")
 gate_run = _load("gate_run")
 trace_overhead = _load("trace_overhead")
 scale_run = _load("scale_run")
+suite_time = _load("suite_time")
 
 
 def test_committed_tables_are_what_the_scripts_render() -> None:
@@ -41,7 +42,8 @@ def test_committed_tables_are_what_the_scripts_render() -> None:
 def test_recorded_rows_hold_what_the_scripts_measure() -> None:
     rows = doc_tables.load()["rows"]
     gate_keys = [key for key, _, _ in doc_tables.GATE_ROWS]
-    known = {*gate_keys, "cold", "stream-overhead", "exec-overhead", "trace-overhead", "scaling"}
+    known = {*gate_keys, "cold", "stream-overhead", "exec-overhead", "trace-overhead", "scaling", "suite",
+             "suite-profile"}
     assert set(rows) <= known, sorted(rows)
     for key in gate_keys:
         row = rows.get(key)
@@ -64,6 +66,27 @@ def test_recorded_rows_hold_what_the_scripts_measure() -> None:
     if "scaling" in rows:
         scale_run.table(rows["scaling"])
         scale_run.verdict(rows["scaling"])
+    if "suite" in rows:
+        assert set(rows["suite"]) == {"passes", "total_s", "passed", "failed", "skipped", "errors", "exit", *STAMP}
+        assert list(rows["suite"]["passes"]) == list(suite_time.PASSES)
+        assert rows["suite"]["exit"] == 0 and rows["suite"]["failed"] == rows["suite"]["errors"] == 0
+    if "suite-profile" in rows:
+        assert set(rows["suite-profile"]) == {"tests", "cpu_s", "wall_s", "modules", "exit", *STAMP}
+        assert all(len(module) == 4 for module in rows["suite-profile"]["modules"])
+
+
+def test_the_suite_counts_come_from_each_pass_summary() -> None:
+    # What `pytest -q` ends each of scripts/test's passes with (xdist or not), and a deselection-only pass.
+    output = "\n".join([
+        "...... [100%]", "1359 passed, 2 skipped in 395.27s (0:06:35)",
+        "===== 1 failed, 88 passed in 62.33s (0:01:02) =====",
+        "22 passed, 1450 deselected in 106.71s (0:01:46)", "46 deselected in 0.13s",
+        "tests/x.py::test_passed_in_name 3 passed in a comment"])
+    assert suite_time.counts(output) == {"passed": 1469, "failed": 1, "skipped": 2, "errors": 0}
+    row = {"passes": {"parallel": 395.3, "serial": 62.3, "alone": 106.7}, "total_s": 564.3, "passed": 1469,
+           "failed": 1, "skipped": 2, "errors": 0, "exit": 1}
+    assert suite_time.line(row) == ("1,472 tests (1,469 passed, 2 skipped, **1 failed, 0 errors (exit 1)**) in "
+                                    "**9.4 min** of passes (parallel 6.6 min, serial 1.0 min, alone 1.8 min)")
 
 
 def test_a_hand_edit_is_caught_and_rewrite_restores_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
