@@ -32,9 +32,9 @@ _RECORD_ENV = "BRAINBENCH_SUITE_PROFILE_RECORD"
 
 def _busy_s() -> float:
     with open("/proc/stat") as stat:
-        fields = [int(v) for v in stat.readline().split()[1:9]]
-    idle = fields[3] + fields[4]  # idle + iowait
-    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
+        user, nice, system, _idle, _iowait, irq, softirq = (int(v) for v in stat.readline().split()[1:8])
+    # Not steal: on a VM that is the host running someone else.
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
 
 
 @pytest.hookimpl(hookwrapper=True)
