@@ -1,6 +1,7 @@
 """gbrain's real Claude Code hook, built from a gbrain checkout, reproduces gbrain's reference turns.
 
-Needs GBRAIN_SRC (a gbrain checkout; the test is skipped with that reason otherwise).
+Needs GBRAIN_SRC (a gbrain checkout, which cannot be in this repository): marker ``gbrain``, left out
+of scripts/test's passes; ``scripts/check-gbrain PATH`` runs it.  Selected without GBRAIN_SRC, it fails.
 It builds the image with scripts/build-gbrain and plays the seed contract by hand, on the
 private brain server (brainbench/postgres-vector) the Docker executor starts for the seam
 (docs/GBRAIN.md, "What runs where"): gbrain's ``init`` once
@@ -41,7 +42,14 @@ from psycopg import sql
 GBRAIN_SRC = os.environ.get("GBRAIN_SRC", "")
 REPO = Path(__file__).resolve().parents[2]
 IMAGE = "brainbench-test/gbrain:latest"
-pytestmark = pytest.mark.skipif(not GBRAIN_SRC, reason="GBRAIN_SRC is not set (a path to a gbrain checkout)")
+pytestmark = pytest.mark.gbrain
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _gbrain_checkout() -> None:
+    """First, before the engine is asked: without a checkout there is nothing to check."""
+    if not GBRAIN_SRC:
+        pytest.fail("GBRAIN_SRC is not set: run scripts/check-gbrain PATH (a gbrain checkout)", pytrace=False)
 
 
 @pytest.fixture(scope="module")
