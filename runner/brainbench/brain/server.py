@@ -13,6 +13,7 @@ in this process; hooks get the least-privilege roles of ``brain/roles.py``.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import pwd
 import secrets
@@ -26,8 +27,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 from urllib.parse import quote, urlsplit, urlunsplit
-
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_fixed
 
 from brainbench.brain.cluster_cache import cache_enabled, clone_cluster, cluster_key, lookup_cluster, store_cluster
 from brainbench.models.owner import Owner
@@ -120,30 +119,33 @@ _SOCKET_PATH_MAX = 107  # sizeof(sun_path) - 1 on Linux
 _HBA = "# BrainBench: every connection authenticates, the Unix socket included.\nlocal all all scram-sha-256\n"
 
 
+# Where runs take turns making the server's system user: host-wide, root-writable, not TMPDIR
+# (which differs between runs).
+_USER_LOCK_DIRS = (Path("/run/lock"), Path("/var/lock"), Path("/tmp"))
+
+
 def ensure_system_user(name: str, ensure: Callable[[str], object]) -> None:
     """The system user ``name``, made by ``ensure`` (the wheel's ``useradd`` helper) once per machine.
 
-    On a fresh machine several runs (or test workers) starting at once all try, and every
-    ``useradd`` but the first fails (the user exists, or /etc/passwd is locked by the winner):
-    a loser is done once the user is there."""
-    failed: list[subprocess.CalledProcessError] = []
-
-    def made() -> None:
-        try:
-            ensure(name)
-        except subprocess.CalledProcessError as exc:
-            failed[:] = [exc]
-            pwd.getpwnam(name)  # KeyError (retried) while the winner has not finished
-
+    On a fresh machine several runs (or test workers) start at once and all find no such user.
+    Concurrent ``useradd``s of one name are not safe: each rewrites /etc/passwd (seen here: six at
+    once gave six uids in turn, five of them gone at the end, so those runs' servers failed with
+    "could not look up effective user ID").  So runs take turns under one host-wide flock, and
+    each looks the user up again once it holds it."""
+    lock_dir = next((d for d in _USER_LOCK_DIRS if d.is_dir()), Path("/tmp"))
+    fd = os.open(lock_dir / "brainbench-system-user.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+                 0o600)
     try:
-        for attempt in Retrying(retry=retry_if_exception_type(KeyError), stop=stop_after_attempt(20),
-                                wait=wait_fixed(0.1), reraise=True):
-            with attempt:
-                made()
-    except KeyError:
-        exc = failed[0]
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        ensure(name)
+    except subprocess.CalledProcessError as exc:
+        with contextlib.suppress(KeyError):
+            pwd.getpwnam(name)  # made meanwhile by something that does not take our lock
+            return
         raise ServerError(f"could not create the system user {name!r} the embedded server runs as "
                           f"(useradd exit {exc.returncode}: {(exc.stderr or '').strip()})") from None
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def _server_ids() -> tuple[int, int] | None:
