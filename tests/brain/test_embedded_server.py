@@ -57,6 +57,22 @@ def test_second_server_starts_from_the_cache_and_shares_nothing(cache_dir: Path)
     assert [p.name for p in (cache_dir / "pgdata").iterdir()] == [cached.name], "no staging dir left behind"
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="as root only: chown to other ids")
+def test_a_cached_cluster_owned_by_other_ids_is_not_used(cache_dir: Path) -> None:
+    # A cache copied from elsewhere, or the server's user made again with other ids: PostgreSQL
+    # could not read such a data dir, and every run failed on it.
+    EmbeddedPostgres().close()
+    [entry] = (cache_dir / "pgdata").iterdir()
+    subprocess.run(["chown", "-R", "54321:54321", str(entry)], check=True)
+    pg = EmbeddedPostgres()
+    try:
+        assert _write_and_read(pg, "fresh") == ["fresh"]
+    finally:
+        pg.close()
+    # The foreign entry is left alone (it is not ours to delete).
+    assert entry.stat().st_uid == 54321
+
+
 def test_cache_off_and_a_half_written_cache_entry_are_ignored(cache_dir: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BRAINBENCH_PG_CACHE", "0")

@@ -249,8 +249,15 @@ class EmbeddedPostgres:
         # The cached cluster is made with trust and never started; it only ever runs after
         # _secure() replaced pg_hba.conf and set the superuser's password.
         args = ["--auth=trust", "--encoding=utf8", "--no-sync", "-U", "postgres"]
-        key = cluster_key(Path(self._bin("initdb")), args, user) if cache_enabled() else None
+        # Keyed by uid and gid, not only the name: a cached cluster is owned by ids, and a user made
+        # again (another machine's cache, a rebuilt container) may get other ones -- PostgreSQL
+        # then cannot read its own data dir.
+        uid, gid = self._ids or (os.geteuid(), os.getegid())
+        owner = f"{user or ''}:{uid}:{gid}"
+        key = cluster_key(Path(self._bin("initdb")), args, owner) if cache_enabled() else None
         cached = lookup_cluster(key) if key else None
+        if cached is not None and cached.stat().st_uid != uid:
+            cached = None  # copied in from elsewhere: not ours to run
         if cached is not None:
             try:
                 clone_cluster(cached, self.data)
