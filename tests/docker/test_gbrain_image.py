@@ -45,7 +45,7 @@ IMAGE = "brainbench-test/gbrain:latest"
 pytestmark = pytest.mark.gbrain
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(scope="session", autouse=True)  # session: before the engine's fixture, which may skip
 def _gbrain_checkout() -> None:
     """First, before the engine is asked: without a checkout there is nothing to check."""
     if not GBRAIN_SRC:

@@ -2,7 +2,8 @@
 
 gbrain's source is not ours to commit, so tests/docker/test_gbrain_image.py (marker ``gbrain``)
 is in none of scripts/test's passes nor in a plain ``pytest``; scripts/check-gbrain runs it, and
-without a checkout it fails rather than skips.
+without a checkout (or without an engine) it fails rather than skips.  Here, like every test in
+tests/docker, skipped with the reason when no engine answers: that is what the check needs first.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 MODULE = "tests/docker/test_gbrain_image.py"
 
 
@@ -36,6 +37,17 @@ def test_the_gbrain_check_fails_without_a_checkout(tmp_path: Path) -> None:
     assert "GBRAIN_SRC is not set: run scripts/check-gbrain" in proc.stdout
     assert " skipped" not in proc.stdout
     for args in ([], [str(tmp_path)]):  # no argument; a directory that is not a gbrain checkout
-        usage = subprocess.run(["bash", str(REPO / "scripts" / "check-gbrain"), *args], capture_output=True,
-                               text=True, timeout=60, check=False)
+        usage = _check_gbrain(*args)
         assert usage.returncode == 2 and "usage: scripts/check-gbrain GBRAIN_SRC" in usage.stderr, usage.stderr
+
+
+def test_the_gbrain_check_fails_without_an_engine(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text('{"name": "gbrain"}')
+    proc = _check_gbrain(str(tmp_path), env={**os.environ, "DOCKER_HOST": f"unix://{tmp_path}/none.sock"})
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.startswith("check-gbrain: no Docker engine answers"), proc.stderr
+
+
+def _check_gbrain(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", str(REPO / "scripts" / "check-gbrain"), *args], capture_output=True, text=True,
+                          timeout=120, check=False, env=env, stdin=subprocess.DEVNULL)
