@@ -157,13 +157,17 @@ print(pwd.getpwnam(name).pw_uid)
 """
 
 
+as_root_with_useradd = pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("useradd") is None,
+    reason="as root only: the embedded server's system user is made for root's runs")
+
+
 def _useradd(name: str) -> None:
     """What the wheel's helper does once its own look-up found no such user."""
     subprocess.run(["useradd", "-s", "/bin/bash", name], check=True, capture_output=True, text=True)
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("useradd") is None,
-                    reason="as root only: the embedded server's system user is made for root's runs")
+@as_root_with_useradd
 def test_runs_starting_at_once_on_a_fresh_machine_share_one_server_user() -> None:
     # A fresh machine: six runs (xdist workers) ask for the user at the same moment.  Unserialized,
     # each useradd rewrote /etc/passwd with a uid of its own, and the runs holding an earlier one
@@ -181,8 +185,7 @@ def test_runs_starting_at_once_on_a_fresh_machine_share_one_server_user() -> Non
         subprocess.run(["userdel", name], capture_output=True, check=False)
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("useradd") is None,
-                    reason="as root only: the embedded server's system user is made for root's runs")
+@as_root_with_useradd
 def test_a_user_made_meanwhile_is_taken_and_a_refused_one_is_one_clear_error() -> None:
     name = f"bbtest{uuid.uuid4().hex[:8]}"
     try:
