@@ -6,6 +6,7 @@ A format check, not a timing test: nothing here measures anything.
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -31,6 +32,7 @@ gate_run = _load("gate_run")
 trace_overhead = _load("trace_overhead")
 scale_run = _load("scale_run")
 suite_time = _load("suite_time")
+suite_profile = _load("suite_profile")
 
 
 def test_committed_tables_are_what_the_scripts_render() -> None:
@@ -87,6 +89,16 @@ def test_the_suite_counts_come_from_each_pass_summary() -> None:
            "failed": 1, "skipped": 2, "errors": 0, "exit": 1}
     assert suite_time.line(row) == ("1,472 tests (1,469 passed, 2 skipped, **1 failed, 0 errors (exit 1)**) in "
                                     "**9.4 min** of passes (parallel 6.6 min, serial 1.0 min, alone 1.8 min)")
+
+
+def test_the_profile_runs_the_parallel_pass_of_scripts_test() -> None:
+    # Its `-m` replaces pyproject's, so it must leave out what scripts/test leaves out (the gbrain tests,
+    # which error without a gbrain checkout) or the README's profile counts tests CI never runs.
+    script = (BENCHMARKS.parent / "scripts" / "test").read_text()
+    parallel = re.search(r'run_pass parallel .*?-m "([^"]+)"', script, re.S)
+    assert parallel is not None, "scripts/test has no parallel pass with a -m selection"
+    assert suite_profile.PARALLEL_PASS == parallel.group(1)
+    assert "not gbrain" in suite_profile.PARALLEL_PASS
 
 
 def test_a_hand_edit_is_caught_and_rewrite_restores_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
