@@ -10,8 +10,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-Suite = Literal["know-to-ask", "push", "write-back", "continuity"]
+from brainbench.models.trust import PoisonArm, TrustActor, TrustCheck, TrustOp, TrustTier
+
+Suite = Literal["know-to-ask", "push", "write-back", "continuity", "trust", "state-resolution", "poisoning",
+                "deletion"]
+# The four suites of gbrain v0.46, graded through the seams' retrieval and write-back.
 SUITES: tuple[Suite, ...] = ("know-to-ask", "push", "write-back", "continuity")
+# gbrain 0.60's order: the four above, then the memory-trust suites.
+ALL_SUITES: tuple[Suite, ...] = (*SUITES, "trust", "state-resolution", "poisoning", "deletion")
 Role = Literal["user", "assistant"]
 FactKind = Literal["event", "preference", "commitment", "belief", "fact"]
 
@@ -68,6 +74,26 @@ class ContinuityRole(_Strict):
     pair_role: Literal["writer", "reader"]
 
 
+class TrustStep(_Strict):
+    """One write or owner act of a memory-trust fixture, performed through the memory system's operations.
+
+    ``kind`` and ``content_origin`` are plain strings here, as in gbrain's loader: the operations
+    judge them (an unknown origin is that operation's ``invalid_params``).
+    """
+
+    step_id: NonEmptyStr
+    actor: TrustActor
+    op: TrustOp
+    slug: str = ABSENT
+    content: str = ABSENT
+    fact: str = ABSENT
+    entity: str = ABSENT
+    kind: str = ABSENT
+    content_origin: str = ABSENT
+    target: str = Field(default=ABSENT, description="An earlier step_id whose row this step acts on.")
+    target_claim: str = Field(default=ABSENT, description="Picks one fact of a page step by its claim text.")
+
+
 class Fixture(_Strict):
     """An adapter-visible conversation. Gold is sealed in a separate file."""
 
@@ -89,6 +115,7 @@ class Fixture(_Strict):
     seed_facts: list[SeedFact] = ABSENT
     turns: Annotated[list[Turn], Field(min_length=1)]
     continuity: ContinuityRole = ABSENT
+    trust_steps: Annotated[list[TrustStep], Field(min_length=1)] = ABSENT
 
     @property
     def source(self) -> str:
@@ -125,6 +152,22 @@ class GoldContinuity(_Strict):
     decisions: Annotated[list[Decision], Field(min_length=1)]
 
 
+class TrustItem(_Strict):
+    item_id: NonEmptyStr
+    check: TrustCheck
+    step: str
+    claim: str = ABSENT
+    tier: TrustTier = ABSENT
+    arm: PoisonArm = ABSENT
+    canary: Annotated[str, Field(min_length=8)] = ABSENT
+    preference: bool = ABSENT
+    probe: str = ABSENT
+
+
+class TrustGold(_Strict):
+    items: Annotated[list[TrustItem], Field(min_length=1)]
+
+
 class Gold(_Strict):
     """Sealed gold for one fixture, joined by ``fixture_id``; never shown to seams."""
 
@@ -138,6 +181,7 @@ class Gold(_Strict):
     fixture_id: str
     turns: dict[str, TurnGold]
     continuity: GoldContinuity = ABSENT
+    trust: TrustGold = ABSENT
 
 
 class PublicTurn(_Strict):
