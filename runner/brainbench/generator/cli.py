@@ -112,3 +112,21 @@ def check_labels_cmd(
         when = date or datetime.now(UTC).strftime("%Y-%m-%d")
         record_receipt(ledger_path(fixtures_dir), data, result, when, reviewer)
         typer.echo(f"receipt recorded in {ledger_path(fixtures_dir)}")
+
+
+@app.command("verify-seed")
+def verify_seed_cmd(
+    result: Annotated[Path, typer.Argument(help="The result JSON of a `run --fresh-corpus` run.")],
+    seed_file: Annotated[Path | None, typer.Argument(
+        help="Its seed file (--withhold-seed); omit when the result records the seed itself.")] = None,
+) -> None:
+    """Check a fresh corpus's seed: it matches the result's commitment and regenerates the corpus graded."""
+    from brainbench.generator.fresh import FreshCorpusError, verify_seed
+
+    try:
+        seed, fixtures_hash = verify_seed(result, seed_file)
+    except FreshCorpusError as exc:
+        sys.stderr.write(f"brainbench corpus verify-seed: {exc}\n")
+        raise typer.Exit(2) from None
+    typer.echo(f"ok: seed {seed} matches the commitment of {result} and generates the corpus it graded "
+               f"(fixtures_hash {fixtures_hash})")
