@@ -72,6 +72,17 @@ def _broken_golds(base: dict[str, Any]) -> list[tuple[str, Any]]:
     ]
 
 
+def _assert_same_verdicts(theirs: dict[str, Any], ours: dict[str, Any], docs: list[tuple[str, Any]],
+                          broken: list[tuple[str, Any]], label: str) -> None:
+    """gbrain's schema accepts every published document and rejects every broken one; ours agrees on each."""
+    for name, doc in docs + broken:
+        their_ok = jsonschema.Draft7Validator(theirs).is_valid(doc)
+        our_ok = jsonschema.Draft202012Validator(ours).is_valid(doc)
+        assert our_ok == their_ok, f"{label} {name}: ours {our_ok}, gbrain {their_ok}"
+    assert all(jsonschema.Draft7Validator(theirs).is_valid(d) for _, d in docs)
+    assert not any(jsonschema.Draft7Validator(theirs).is_valid(d) for _, d in broken)
+
+
 @pytest.mark.parametrize("kind", ["fixture", "gold"])
 def test_same_verdicts_as_gbrain(reference: Path, kind: str) -> None:
     theirs = json.loads((reference / "schema" / f"{kind}.schema.json").read_text())
@@ -80,12 +91,7 @@ def test_same_verdicts_as_gbrain(reference: Path, kind: str) -> None:
     base = docs[3][1]  # kta-001 / its gold: a representative document
     broken = _broken_fixtures(base) if kind == "fixture" else _broken_golds(base)
     assert len(broken) >= 9
-    for name, doc in docs + broken:
-        their_ok = jsonschema.Draft7Validator(theirs).is_valid(doc)
-        our_ok = jsonschema.Draft202012Validator(ours).is_valid(doc)
-        assert our_ok == their_ok, f"{kind} {name}: ours {our_ok}, gbrain {their_ok}"
-    assert all(jsonschema.Draft7Validator(theirs).is_valid(d) for _, d in docs)
-    assert not any(jsonschema.Draft7Validator(theirs).is_valid(d) for _, d in broken)
+    _assert_same_verdicts(theirs, ours, docs, broken, kind)
 
 
 def test_export_writes_every_schema(tmp_path: Path) -> None:
@@ -108,53 +114,52 @@ def _trust_docs(kind: str) -> list[tuple[str, Any]]:
     return [(p.name, json.loads(p.read_text())) for p in sorted(directory.iterdir())]
 
 
-def _broken_trust_fixtures(base: dict[str, Any]) -> list[tuple[str, Any]]:
-    def edit(name: str, fn: Any) -> tuple[str, Any]:
+def _edited(base: dict[str, Any], edits: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    out = []
+    for name, fn in edits:
         doc = copy.deepcopy(base)
         fn(doc)
-        return name, doc
+        out.append((name, doc))
+    return out
 
+
+def _broken_trust_fixtures(base: dict[str, Any]) -> list[tuple[str, Any]]:
     def in_step(**fields: Any) -> Any:
         return lambda d: d["trust_steps"][0].update(fields)
 
-    return [
-        edit("empty trust_steps", lambda d: d.update(trust_steps=[])),
-        edit("trust_steps not an array", lambda d: d.update(trust_steps={})),
-        edit("step unknown key", in_step(owner="me")),
-        edit("step missing op", lambda d: d["trust_steps"][0].pop("op")),
-        edit("step missing step_id", lambda d: d["trust_steps"][0].pop("step_id")),
-        edit("unknown actor", in_step(actor="admin")),
-        edit("unknown op", in_step(op="delete")),
-        edit("kind outside the enum", in_step(kind="rumour")),
-        edit("content_origin outside the enum", in_step(content_origin="hearsay")),
-        edit("target not a string", in_step(target=1)),
-        edit("unknown suite", lambda d: d.update(suites=["memory"])),
-    ]
+    return _edited(base, [
+        ("empty trust_steps", lambda d: d.update(trust_steps=[])),
+        ("trust_steps not an array", lambda d: d.update(trust_steps={})),
+        ("step unknown key", in_step(owner="me")),
+        ("step missing op", lambda d: d["trust_steps"][0].pop("op")),
+        ("step missing step_id", lambda d: d["trust_steps"][0].pop("step_id")),
+        ("unknown actor", in_step(actor="admin")),
+        ("unknown op", in_step(op="delete")),
+        ("kind outside the enum", in_step(kind="rumour")),
+        ("content_origin outside the enum", in_step(content_origin="hearsay")),
+        ("target not a string", in_step(target=1)),
+        ("unknown suite", lambda d: d.update(suites=["memory"])),
+    ])
 
 
 def _broken_trust_golds(base: dict[str, Any]) -> list[tuple[str, Any]]:
-    def edit(name: str, fn: Any) -> tuple[str, Any]:
-        doc = copy.deepcopy(base)
-        fn(doc)
-        return name, doc
-
     def in_item(**fields: Any) -> Any:
         return lambda d: d["trust"]["items"][0].update(fields)
 
-    return [
-        edit("trust without items", lambda d: d.update(trust={})),
-        edit("empty items", lambda d: d.update(trust={"items": []})),
-        edit("trust unknown key", lambda d: d["trust"].update(note="x")),
-        edit("item unknown key", in_item(note="x")),
-        edit("item missing check", lambda d: d["trust"]["items"][0].pop("check")),
-        edit("unknown check", in_item(check="fresh")),
-        edit("unknown tier", in_item(tier="owner")),
-        edit("unknown arm", in_item(arm="internal")),
-        edit("short canary", in_item(canary="zqce01")),
-        edit("preference not boolean", in_item(preference="yes")),
-        edit("claim not a string", in_item(claim=3)),
-        edit("trust gold without turns", lambda d: d.pop("turns")),
-    ]
+    return _edited(base, [
+        ("trust without items", lambda d: d.update(trust={})),
+        ("empty items", lambda d: d.update(trust={"items": []})),
+        ("trust unknown key", lambda d: d["trust"].update(note="x")),
+        ("item unknown key", in_item(note="x")),
+        ("item missing check", lambda d: d["trust"]["items"][0].pop("check")),
+        ("unknown check", in_item(check="fresh")),
+        ("unknown tier", in_item(tier="owner")),
+        ("unknown arm", in_item(arm="internal")),
+        ("short canary", in_item(canary="zqce01")),
+        ("preference not boolean", in_item(preference="yes")),
+        ("claim not a string", in_item(claim=3)),
+        ("trust gold without turns", lambda d: d.pop("turns")),
+    ])
 
 
 @pytest.mark.parametrize("kind", ["fixture", "gold"])
@@ -169,12 +174,7 @@ def test_same_verdicts_as_gbrain_060(reference: Path, kind: str) -> None:
     else:
         broken = _broken_trust_golds(by_name["gen-poison-agent-002.gold.json"])
     assert len(docs) == 49 and len(broken) >= 11
-    for name, doc in docs + broken:
-        their_ok = jsonschema.Draft7Validator(theirs).is_valid(doc)
-        our_ok = jsonschema.Draft202012Validator(ours).is_valid(doc)
-        assert our_ok == their_ok, f"{kind} {name}: ours {our_ok}, gbrain 0.60 {their_ok}"
-    assert all(jsonschema.Draft7Validator(theirs).is_valid(d) for _, d in docs)
-    assert not any(jsonschema.Draft7Validator(theirs).is_valid(d) for _, d in broken)
+    _assert_same_verdicts(theirs, ours, docs, broken, f"0.60 {kind}")
 
 
 def test_a_result_with_trust_cells_validates_against_gbrain_060() -> None:

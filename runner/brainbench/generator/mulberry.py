@@ -1,5 +1,5 @@
-"""Mulberry32, the PRNG of gbrain's corpus generator (trust spec §6.3), with :class:`~brainbench.generator.prng.Prng`'s
-drawing interface.
+"""Mulberry32, the PRNG of gbrain's corpus generator (trust spec §6.3), drawing through our ``Draws``
+(gbrain's ``pick`` and ``shuffle`` are the same Fisher–Yates over ``int(n)``).
 
 Only ``--trust gbrain`` uses it: it reproduces gbrain 0.60's trust fixtures from the state its
 generator reaches after its older categories.  Our own corpus draws from ``Prng``.
@@ -8,10 +8,7 @@ Plain 32-bit integer arithmetic, so the stream is the one JavaScript's ``Math.im
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TypeVar
-
-T = TypeVar("T")
+from brainbench.generator.prng import Draws
 
 _MASK = 0xFFFFFFFF
 _STEP = 0x6D2B79F5
@@ -21,7 +18,7 @@ def _imul(a: int, b: int) -> int:
     return (a * b) & _MASK
 
 
-class Mulberry32:
+class Mulberry32(Draws):
     """``state`` is Mulberry32's one word ``a`` (the seed, or where an earlier stream left it)."""
 
     def __init__(self, state: int) -> None:
@@ -43,14 +40,3 @@ class Mulberry32:
         if n <= 0:
             raise ValueError("below() needs n > 0")
         return (self.next_u32() * n) >> 32
-
-    def choice(self, items: Sequence[T]) -> T:
-        return items[self.below(len(items))]
-
-    def shuffled(self, items: Sequence[T]) -> list[T]:
-        """Fisher–Yates from the end (``j = int(i + 1)``) on a copy."""
-        out = list(items)
-        for i in range(len(out) - 1, 0, -1):
-            j = self.below(i + 1)
-            out[i], out[j] = out[j], out[i]
-        return out

@@ -22,8 +22,9 @@ from typing import Literal
 
 from brainbench.generator.model import GenFixture
 from brainbench.generator.mulberry import Mulberry32
+from brainbench.generator.prng import Draws
 from brainbench.generator.trust import universe as trust_universe
-from brainbench.generator.trust.categories import MAKERS, Canary, Draws, gbrain_canary
+from brainbench.generator.trust.categories import MAKERS, Canary, gbrain_canary
 from brainbench.generator.universe import Universe
 
 TrustMode = Literal["off", "ours", "gbrain"]

@@ -10,11 +10,12 @@ reproduces gbrain's fixtures.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from brainbench.generator.model import GenFixture, JsonDict
+from brainbench.generator.prng import Draws
 from brainbench.generator.trust.text import (
     BENIGN_AGENT,
     BENIGN_EXTERNAL,
@@ -28,17 +29,6 @@ from brainbench.generator.trust.text import (
     person_file_led_by,
 )
 from brainbench.generator.trust.universe import TrustPerson, TrustUniverse
-
-T = TypeVar("T")
-
-
-class Draws(Protocol):
-    """What the categories draw with: our ``Prng`` or gbrain's ``Mulberry32``."""
-
-    def below(self, n: int) -> int: ...
-    def choice(self, items: Sequence[T]) -> T: ...
-    def shuffled(self, items: Sequence[T]) -> list[T]: ...
-
 
 # A poisoning item's canary: (arm letter "e" or "a", fixture number, item number 1-5) -> token.
 Canary = Callable[[str, int, int], str]
