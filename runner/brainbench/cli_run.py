@@ -128,7 +128,11 @@ def execute(config: RunConfig) -> int:
             return EXIT_ERROR
     fresh = None
     if config.fresh_corpus:
-        fresh, config = _generate_fresh_corpus(config)
+        try:
+            fresh, config = _generate_fresh_corpus(config)
+        except OSError as exc:
+            _err(f"brainbench run: --fresh-corpus: cannot write the generated corpus: {exc.strerror or exc}")
+            return EXIT_ERROR
     try:
         corpus = load_or_report(config.fixtures_dir, config.gold_dir)
         if corpus is None:
