@@ -75,7 +75,8 @@ def schema_export(directory: Annotated[Path, typer.Argument(help="Where to write
 
 
 def _split_optional_values(argv: list[str]) -> list[str]:
-    """Give ``--update-baseline [FILE]`` and ``--compare BASE [CURRENT]`` their optional values.
+    """Give ``--update-baseline [FILE]``, ``--compare BASE [CURRENT]`` and ``--fresh-corpus [SEED]`` their
+    optional values.
 
     Click has no optional-value options; gbrain's CLI does, so we translate to
     explicit flags before parsing.
@@ -92,6 +93,14 @@ def _split_optional_values(argv: list[str]) -> list[str]:
             else:
                 out += ["--update-baseline-to", nxt]
                 i += 2
+            continue
+        if arg == "--fresh-corpus" or arg.startswith("--fresh-corpus="):
+            value = arg.partition("=")[2] if "=" in arg else None
+            if value is None and nxt is not None and not nxt.startswith("-"):
+                value = nxt
+                i += 1
+            out += ["--fresh-corpus"] + (["--fresh-corpus-seed", value] if value is not None else [])
+            i += 1
             continue
         if arg == "--compare" and nxt is not None and not nxt.startswith("--"):
             after = argv[i + 2] if i + 2 < len(argv) else None

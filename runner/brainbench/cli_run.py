@@ -126,16 +126,70 @@ def execute(config: RunConfig) -> int:
             _err("brainbench run: --llm requires a configured chat model "
                  "(BRAINBENCH_LLM_BASE_URL and BRAINBENCH_LLM_MODEL)")
             return EXIT_ERROR
-    corpus = load_or_report(config.fixtures_dir, config.gold_dir)
-    if corpus is None:
-        return EXIT_ERROR
-    if not corpus.fixtures:
-        _err(f"no fixtures found in {config.fixtures_dir} — refusing a vacuous pass")
-        return EXIT_ERROR
-    if config.fixture_ids and (problem := _selection_problem(config, corpus)):
-        _err(f"brainbench run: {problem}")
-        return EXIT_ERROR
-    return _run_and_report(config, corpus, shard)
+    fresh = None
+    if config.fresh_corpus:
+        try:
+            fresh, config = _generate_fresh_corpus(config)
+        except OSError as exc:
+            _err(f"brainbench run: --fresh-corpus: cannot write the generated corpus: {exc.strerror or exc}")
+            return EXIT_ERROR
+    try:
+        corpus = load_or_report(config.fixtures_dir, config.gold_dir)
+        if corpus is None:
+            return EXIT_ERROR
+        if not corpus.fixtures:
+            _err(f"no fixtures found in {config.fixtures_dir} — refusing a vacuous pass")
+            return EXIT_ERROR
+        if config.fixture_ids and (problem := _selection_problem(config, corpus)):
+            _err(f"brainbench run: {problem}")
+            return EXIT_ERROR
+        record = None
+        if fresh is not None:
+            record = fresh.record(withhold=config.withhold_seed)
+            if config.withhold_seed and not _keep_seed(config, fresh, record.commitment, corpus.fixtures_hash):
+                return EXIT_ERROR
+        return _run_and_report(config, corpus, shard, record)
+    finally:
+        if fresh is not None:
+            fresh.remove()
+
+
+def _generate_fresh_corpus(config: RunConfig):  # type: ignore[no-untyped-def]
+    """Generate the corpus ``--fresh-corpus`` grades; the config now points at it and records its seed."""
+    from brainbench.generator.fresh import WITHHELD_RECEIPT_SEED, generate_fresh, new_seed, redact_seed
+
+    seed = config.fresh_corpus_seed if config.fresh_corpus_seed is not None else new_seed()
+    fresh = generate_fresh(seed)
+    update: dict[str, Any] = {"fixtures_dir": fresh.fixtures_dir, "gold_dir": fresh.gold_dir, "seed": seed}
+    if config.withhold_seed:
+        update |= {"seed": WITHHELD_RECEIPT_SEED, "cmd_args": redact_seed(config.cmd_args)}
+        _err(f"fresh corpus: {fresh.fixtures} fixtures, seed withheld")
+    else:
+        _err(f"fresh corpus: {fresh.fixtures} fixtures from seed {seed}")
+    return fresh, config.model_copy(update=update)
+
+
+def _keep_seed(config: RunConfig, fresh, commitment: str, fixtures_hash: str) -> bool:  # type: ignore[no-untyped-def]
+    """Write the withheld seed's file before the run starts (a crash must not lose it); False after an error line."""
+    from brainbench.generator.fresh import write_reveal
+
+    if config.seed_file is not None:
+        path = config.seed_file
+    elif config.out is not None:
+        path = config.out.with_name(config.out.name.removesuffix(".json") + ".seed.json")
+    else:
+        path = config.project / ".brainbench" / f"fresh-{commitment[:16]}.seed.json"
+    try:
+        write_reveal(path, fresh.reveal(fixtures_hash))
+    except FileExistsError:
+        _err(f"--seed-file {path}: exists; a seed file is never overwritten (move it, or pass another --seed-file)")
+        return False
+    except OSError as exc:
+        _err(f"--seed-file {path}: cannot write the seed: {exc.strerror or exc}")
+        return False
+    _err(f"fresh corpus: seed and salt written to {path} (mode 0600): keep it private until publication; "
+         f"the result records only the commitment {commitment[:16]}…")
+    return True
 
 
 def _selection_problem(config: RunConfig, corpus) -> str | None:  # type: ignore[no-untyped-def]
@@ -153,7 +207,7 @@ def _selection_problem(config: RunConfig, corpus) -> str | None:  # type: ignore
             + (f" (did you mean {', '.join(near)}?)" if near else " (`brainbench validate` lists the corpus)"))
 
 
-def _run_and_report(config: RunConfig, corpus, shard=None) -> int:  # type: ignore[no-untyped-def]
+def _run_and_report(config: RunConfig, corpus, shard=None, fresh=None) -> int:  # type: ignore[no-untyped-def]
     from brainbench.orchestrator.progress import progress_reporter
     from brainbench.orchestrator.run import RUN_FAILURES, Runner
     from brainbench.pipeline import run_benchmark
@@ -177,6 +231,8 @@ def _run_and_report(config: RunConfig, corpus, shard=None) -> int:  # type: igno
             result = run_benchmark(config, corpus, advance, resume=previous, notify=_err, shard=shard)
     except RUN_FAILURES as exc:
         partial = getattr(exc, "partial", None)
+        if partial is not None:
+            partial.meta.fresh_corpus = fresh
         if partial is not None and config.out is not None and partial.meta.run is not None:
             from brainbench.report.files import write_result
 
@@ -191,6 +247,7 @@ def _run_and_report(config: RunConfig, corpus, shard=None) -> int:  # type: igno
         else:
             _err(f"run failed: {exc}")
         return EXIT_ERROR
+    result.meta.fresh_corpus = fresh
     run_info = result.meta.run
     if run_info is not None and not run_info.complete:
         return _report_interrupted(result, config)

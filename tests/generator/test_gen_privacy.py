@@ -27,10 +27,12 @@ Friday Give Good Got Great Grid Had Happy Has Heading How I I'm IGNORE INSTRUCTI
 Monday Morning No Noted Nothing On PREVIOUS Partner Payroll Perfect Ping Pretty Pull Put Quick Remind Retail SOC
 Series Skip Soil Someone Sounds Status Sure Team Team-brain-only Thanks The There Thursday Traffic Tuesday
 Venture Warehouse We Wednesday What Where Which Who Worth You Your
+API Always CC CFO COO CTO Draft Facts From Ignore New Newsletter Please Reminder Send Tidied When
 """.split())
 
 _AMOUNT = re.compile(r"\$\s*\d")
-_YEAR = re.compile(r"(?<![0-9])(1[89]\d\d|2\d\d\d)(?![0-9])")
+# A trust fixture's door code (``1824-002``: four digits, dash, the fixture number) is not a year.
+_YEAR = re.compile(r"(?<![0-9])(1[89]\d\d|2\d\d\d)(?![0-9])(?!-\d{3}(?!\d))")
 _CAP = re.compile(r"[A-Z][A-Za-z'’-]*")
 
 
@@ -80,8 +82,16 @@ def test_other_seeds_are_clean(seed: int) -> None:
         assert lint(f.fixture, True) == [] and lint(f.gold, True) == [], f.fixture_id
 
 
+@pytest.mark.parametrize("seed", [1, 42, 2026])
+def test_trust_categories_of_our_universe_are_clean(seed: int) -> None:
+    for f in generate_corpus(seed, trust="ours").fixtures[-42:]:
+        assert lint(f.fixture, True) == [] and lint(f.gold, True) == [], f.fixture_id
+
+
 def test_lint_catches_violations() -> None:
     assert lint({"text": "MRR hit $50M"}, False)
     assert lint({"text": "back in 2019"}, False)
+    assert lint({"ts": "2019-03-01T10:00:00Z"}, False)
+    assert not lint({"text": "Romilly's door code is 2225-005"}, False)
     assert lint({"text": "Met John Smith today"}, True)
     assert not lint({"text": "Ping Gideon Vexley on Friday in 2025"}, True)

@@ -1,4 +1,4 @@
-"""Semantic rules of spec §1.3–1.4 that a JSON Schema cannot express."""
+"""Semantic rules of spec §1.3–1.4 (and trust spec §1.4) that a JSON Schema cannot express."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 
 from brainbench.corpus.errors import json_path
 from brainbench.corpus.timestamps import parse_ts
+from brainbench.corpus.trust_rules import trust_gold_rules, trust_step_rules
 from brainbench.models.corpus import Fixture, Gold
 
 SEALED = "gold is SEALED: it belongs in the gold dir, never inside a fixture"
@@ -42,6 +43,7 @@ def fixture_rules(fixture: Fixture) -> Iterator[tuple[str, str]]:
         if needs_ts and turn.ts is None:
             why = "write-back fixture" if "write-back" in fixture.suites else "continuity writer"
             yield json_path(("turns", i, "ts")), f"{why} requires ts on every turn"
+    yield from trust_step_rules(fixture)
 
 
 def gold_rules(gold: Gold, fixture: Fixture) -> Iterator[tuple[str, str]]:
@@ -74,3 +76,4 @@ def gold_rules(gold: Gold, fixture: Fixture) -> Iterator[tuple[str, str]]:
                 "$.continuity.pair_id",
                 f"pair_id {gold.continuity.pair_id!r} != fixture pair_id {role_block.pair_id!r}",
             )
+    yield from trust_gold_rules(gold, fixture)

@@ -107,11 +107,14 @@ def compare_baselines(
     *,
     allow_regression: str | None = None,
     committed: Baseline | None = None,
+    fresh_corpus: bool = False,
 ) -> CompareOutcome:
     """Gate ``current`` (this run, canonical, no justification) against ``main``.
 
     ``committed`` is the baseline file in the working tree (the PR's copy); it is
     what bless mode and same-hash hardening check against the actual run.
+    ``fresh_corpus``: this run graded a corpus generated at grading time; against a baseline of
+    another corpus that is :func:`_fresh_corpus_outcome`, against one of the same seed the usual gate.
     """
     breaches: list[Breach] = []
     notes: list[str] = []
@@ -133,6 +136,8 @@ def compare_baselines(
     # 2. Mode.
     same_hash = current.fixtures_hash == main.fixtures_hash
     mode = "same-hash" if same_hash else "corpus-bless"
+    if fresh_corpus and not same_hash:
+        return _fresh_corpus_outcome(current, main, breaches, notes)
 
     # 3. Config binding: numbers from different configs are not comparable.
     diffs = _config_diffs(current, main)
@@ -256,6 +261,48 @@ def compare_baselines(
     if breaches:
         return _outcome("regression", mode, breaches, notes)
     return _outcome("pass", mode, breaches, notes)
+
+
+def _fresh_corpus_outcome(current: Baseline, main: Baseline, breaches: list[Breach],
+                          notes: list[str]) -> CompareOutcome:
+    """A fresh corpus against a baseline of another corpus: gate what no corpus can change.
+
+    Its items are other items, so counts and metric values are samples of the same rules, not the
+    same measurement: no adverse move is a regression and no equal number a pass.  What is gated
+    holds on any corpus: source isolation at zero (step 1), the run config, and every cell of main
+    still measured.  With those holding the verdict is inconclusive (exit 2) and says how to gate
+    fully: a baseline made from the same seed.  A corpus can never be blessed here.
+    """
+    mode = "fresh-corpus"
+    notes.append(f"fresh corpus {current.fixtures_hash[:12]} against a baseline of corpus {main.fixtures_hash[:12]}: "
+                 "only seed-independent invariants are gated (source isolation at zero, the run config, every "
+                 "cell of main measured); counts and metrics of two corpora are not comparable")
+    diffs = _config_diffs(current, main)
+    if diffs:
+        notes.append(f"run config mismatch: {'; '.join(diffs)} — compare like with like")
+        return _outcome("inconclusive", mode, breaches, notes)
+    for key, ref in main.counts.items():
+        if key not in current.counts:
+            breaches.append(Breach(cell=key, metric="gold_failed", main=ref.gold_failed, current=None,
+                                   detail="cell missing from current run (suite/harness coverage disappeared)"))
+    moved = []
+    for key, ref_metrics in main.cells.items():
+        for name, ref_value in ref_metrics.items():
+            direction = GATED_METRICS.get(name)
+            value = current.cells.get(key, {}).get(name)
+            if direction is None or name == ISOLATION_METRIC or value is None:
+                continue
+            a, b = round4(ref_value), round4(value)
+            if (direction == "lower" and b > a) or (direction == "higher" and b < a):
+                moved.append(f"{key} {name} {js_number(a)} → {js_number(b)}")
+    if moved:
+        notes.append("moved adversely, not gated on a fresh corpus: " + "; ".join(moved))
+    if breaches:
+        return _outcome("regression", mode, breaches, notes)
+    notes.append("invariants hold; for a full gate compare with a baseline of the same corpus: "
+                 "`run --fresh-corpus SEED --update-baseline FILE` with main's system, then "
+                 "`run --fresh-corpus SEED --compare FILE`")
+    return _outcome("inconclusive", mode, breaches, notes)
 
 
 # --- naming failed gold items from turn rows ---------------------------------------

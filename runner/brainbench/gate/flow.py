@@ -177,7 +177,8 @@ def apply_gate(
             return report.fail(f"compare failed: {exc}")
         current = canonical_baseline(result, harnesses=harnesses, suites=suites)
         outcome = compare_baselines(
-            current, main, allow_regression=allow_regression, committed=committed_baseline
+            current, main, allow_regression=allow_regression, committed=committed_baseline,
+            fresh_corpus=result.meta.fresh_corpus is not None,
         )
         _name_failed_items(outcome, result)
         report.outcome = outcome

@@ -27,20 +27,21 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-def rebuild_command(seed: int) -> str:
-    return f"brainbench corpus generate --seed {seed} --out ."
+def rebuild_command(seed: int, trust: str = "off") -> str:
+    extra = f" --trust {trust}" if trust != "off" else ""
+    return f"brainbench corpus generate --seed {seed}{extra} --out ."
 
 
 def generate_and_write(seed: int, fixtures_dir: Path, gold_dir: Path,
-                       counts: dict[str, int] | None = None) -> tuple[Corpus, dict[str, Any]]:
+                       counts: dict[str, int] | None = None, trust: str = "off") -> tuple[Corpus, dict[str, Any]]:
     """Regenerate the ``gen-*`` files and the ledger; returns (corpus, ledger)."""
     from brainbench.generator.corpus import generate_corpus
     from brainbench.generator.ledger import build_ledger, ledger_path, read_ledger, write_ledger
     from brainbench.generator.write import write_corpus
 
-    corpus = generate_corpus(seed, counts)
+    corpus = generate_corpus(seed, counts, trust)  # type: ignore[arg-type]
     write_corpus(corpus, fixtures_dir, gold_dir)
     path = ledger_path(fixtures_dir)
-    ledger = build_ledger(corpus, fixtures_dir, gold_dir, rebuild_command(seed), read_ledger(path))
+    ledger = build_ledger(corpus, fixtures_dir, gold_dir, rebuild_command(seed, trust), read_ledger(path))
     write_ledger(path, ledger)
     return corpus, ledger

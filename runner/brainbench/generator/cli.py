@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -32,9 +33,19 @@ def _dirs(project: Path | None, out: Path | None, fixtures: Path | None, gold: P
     return (fixtures or root / "fixtures", gold or root / "gold")
 
 
+class Trust(StrEnum):
+    off = "off"
+    ours = "ours"
+    gbrain = "gbrain"
+
+
 @app.command()
 def generate(
     seed: Annotated[int, typer.Option(help="PRNG seed; the committed corpus uses 42.")] = 42,
+    trust: Annotated[Trust, typer.Option(
+        help="Memory-trust categories (trust, state-resolution, poisoning-external, poisoning-agent, deletion): "
+             "off (none, as the committed corpus today); ours (our universe, drawn on from this seed's "
+             "stream); gbrain (gbrain 0.60's 42 trust fixtures byte for byte, whatever the seed).")] = Trust.off,
     project: _Project = None,
     out: _Out = None,
     fixtures: _Fix = None,
@@ -44,7 +55,7 @@ def generate(
     from brainbench.generator import generate_and_write
 
     fixtures_dir, gold_dir = _dirs(project, out, fixtures, gold)
-    corpus, ledger = generate_and_write(seed, fixtures_dir, gold_dir)
+    corpus, ledger = generate_and_write(seed, fixtures_dir, gold_dir, trust=trust.value)
     typer.echo(f"generated {len(corpus.fixtures)} fixtures (seed {seed}, holdout {ledger['holdout']}, "
                f"gold turns {ledger['gold_turns']}) into {fixtures_dir} and {gold_dir}")
     typer.echo(f"fixtures_hash {ledger['fixtures_hash']}")
@@ -101,3 +112,21 @@ def check_labels_cmd(
         when = date or datetime.now(UTC).strftime("%Y-%m-%d")
         record_receipt(ledger_path(fixtures_dir), data, result, when, reviewer)
         typer.echo(f"receipt recorded in {ledger_path(fixtures_dir)}")
+
+
+@app.command("verify-seed")
+def verify_seed_cmd(
+    result: Annotated[Path, typer.Argument(help="The result JSON of a `run --fresh-corpus` run.")],
+    seed_file: Annotated[Path | None, typer.Argument(
+        help="Its seed file (--withhold-seed); omit when the result records the seed itself.")] = None,
+) -> None:
+    """Check a fresh corpus's seed: it matches the result's commitment and regenerates the corpus graded."""
+    from brainbench.generator.fresh import FreshCorpusError, verify_seed
+
+    try:
+        seed, fixtures_hash = verify_seed(result, seed_file)
+    except FreshCorpusError as exc:
+        sys.stderr.write(f"brainbench corpus verify-seed: {exc}\n")
+        raise typer.Exit(2) from None
+    typer.echo(f"ok: seed {seed} matches the commitment of {result} and generates the corpus it graded "
+               f"(fixtures_hash {fixtures_hash})")

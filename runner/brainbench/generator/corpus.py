@@ -1,4 +1,4 @@
-"""Top-level generation: universe -> categories in fixed order -> holdout marking."""
+"""Top-level generation: universe -> categories in fixed order -> holdout marking -> trust categories."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from brainbench.generator.categories import adversarial, continuity, kta, multis
 from brainbench.generator.categories.context import Ctx
 from brainbench.generator.model import GenFixture
 from brainbench.generator.prng import Prng
+from brainbench.generator.trust import TRUST_COUNTS, TRUST_MODES, TrustMode, generate_trust
 from brainbench.generator.universe import Universe, build_universe
 
 GENERATOR_NAME = "brainbench-generator"
@@ -39,6 +40,7 @@ class Corpus:
     seed: int
     universe: Universe
     fixtures: tuple[GenFixture, ...]
+    trust: TrustMode = "off"
 
     def by_id(self) -> dict[str, GenFixture]:
         return {f.fixture_id: f for f in self.fixtures}
@@ -48,11 +50,18 @@ def _is_holdout_unit(k: int) -> bool:
     return k % HOLDOUT_MODULUS == HOLDOUT_RESIDUE
 
 
-def generate_corpus(seed: int = DEFAULT_SEED, counts: Mapping[str, int] | None = None) -> Corpus:
-    """Build the whole corpus in memory. Pure function of (seed, counts)."""
-    wanted = dict(DEFAULT_COUNTS)
+def generate_corpus(seed: int = DEFAULT_SEED, counts: Mapping[str, int] | None = None,
+                    trust: TrustMode = "off") -> Corpus:
+    """Build the whole corpus in memory. Pure function of (seed, counts, trust).
+
+    ``trust`` adds the memory-trust categories after the classic ones (``brainbench.generator.trust``);
+    ``counts`` may name those categories too.
+    """
+    if trust not in TRUST_MODES:
+        raise ValueError(f"unknown trust mode {trust!r}: choose from {', '.join(TRUST_MODES)}")
+    wanted = {**DEFAULT_COUNTS, **TRUST_COUNTS}
     if counts is not None:
-        unknown = set(counts) - set(DEFAULT_COUNTS)
+        unknown = set(counts) - set(wanted)
         if unknown:
             raise ValueError(f"unknown categories: {sorted(unknown)}")
         wanted.update(counts)
@@ -81,4 +90,5 @@ def generate_corpus(seed: int = DEFAULT_SEED, counts: Mapping[str, int] | None =
                 # `holdout` is written as the last key (gbrain's order, spec §12.1).
                 f.fixture["holdout"] = True
             fixtures.append(f)
-    return Corpus(seed=seed, universe=universe, fixtures=tuple(fixtures))
+    fixtures += generate_trust(trust, prng, universe, wanted, start_index=len(fixtures))
+    return Corpus(seed=seed, universe=universe, fixtures=tuple(fixtures), trust=trust)

@@ -72,11 +72,14 @@ def build_ledger(corpus: Corpus, fixtures_dir: Path, gold_dir: Path, rebuild: st
         # A recorded review stays attached only while the gold it was computed on is unchanged.
         if isinstance(prev, dict) and prev.get("gold_hash") == gold_hash:
             validation = prev
+    # Named only when present, so a classic-only corpus keeps its ledger byte for byte.
+    trust = {"trust": corpus.trust} if corpus.trust != "off" else {}
     return {
         "name": CORPUS_NAME,
         "generator": GENERATOR_NAME,
         "version": GENERATOR_VERSION,
         "seed": corpus.seed,
+        **trust,
         "generated_fixtures": len(corpus.fixtures),
         "counts": counts,
         "holdout": sum(holdout.values()),

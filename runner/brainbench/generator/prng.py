@@ -19,7 +19,30 @@ def _rotl(x: int, k: int) -> int:
     return ((x << k) | (x >> (32 - k))) & _MASK
 
 
-class Prng:
+class Draws:
+    """Choices and shuffles built on one primitive, ``below(n)``: a uniform integer in [0, n)."""
+
+    def below(self, n: int) -> int:
+        raise NotImplementedError
+
+    def choice(self, items: Sequence[T]) -> T:
+        return items[self.below(len(items))]
+
+    def shuffled(self, items: Sequence[T]) -> list[T]:
+        """Fisher–Yates from the end (``j = below(i + 1)``) on a copy; the input is never mutated."""
+        out = list(items)
+        for i in range(len(out) - 1, 0, -1):
+            j = self.below(i + 1)
+            out[i], out[j] = out[j], out[i]
+        return out
+
+    def sample(self, items: Sequence[T], k: int) -> list[T]:
+        if k > len(items):
+            raise ValueError("sample larger than population")
+        return self.shuffled(items)[:k]
+
+
+class Prng(Draws):
     """Deterministic generator; draws happen in call order, nothing else matters."""
 
     def __init__(self, seed: int) -> None:
@@ -61,22 +84,6 @@ class Prng:
     def between(self, lo: int, hi: int) -> int:
         """Uniform integer in [lo, hi] inclusive."""
         return lo + self.below(hi - lo + 1)
-
-    def choice(self, items: Sequence[T]) -> T:
-        return items[self.below(len(items))]
-
-    def shuffled(self, items: Sequence[T]) -> list[T]:
-        """Fisher–Yates on a copy; the input is never mutated."""
-        out = list(items)
-        for i in range(len(out) - 1, 0, -1):
-            j = self.below(i + 1)
-            out[i], out[j] = out[j], out[i]
-        return out
-
-    def sample(self, items: Sequence[T], k: int) -> list[T]:
-        if k > len(items):
-            raise ValueError("sample larger than population")
-        return self.shuffled(items)[:k]
 
 
 class Deck:

@@ -21,8 +21,9 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from brainbench.models.corpus import SUITES, Suite
-from brainbench.models.result import HARNESSES, Harness
+from brainbench.models.result import HARNESSES, MAX_FRESH_SEED, Harness
 from brainbench.models.sandbox import ResourceLimits, check_size
+from brainbench.models.trust import TRUST_SUITES
 
 DEFAULT_TIMEOUT_S = 30.0
 LEDGER_RELPATH = Path(".brainbench") / "brainbench-ledger.jsonl"
@@ -141,6 +142,17 @@ class RunConfig(BaseModel):
     # Empty = the whole corpus.  A partial run is never gated.
     fixture_ids: list[str] = option(default_factory=list, flag="--fixture", metavar="ID",
                                     help="Run only this fixture id (repeatable; globs such as 'kta-00*'). Never gated.")
+    fresh_corpus: bool = option(
+        False, "Grade on a corpus generated now by our generator instead of fixtures/ and gold/ (every category; a "
+               "random 53-bit seed, or `--fresh-corpus SEED`): no image can have seen its gold. Recorded in "
+               "_meta.fresh_corpus; against a baseline of another corpus only seed-independent invariants are gated "
+               "(docs/SECURITY-BRAIN.md).")
+    fresh_corpus_seed: int | None = option(None, hidden=True, env=False, cli_type="str")
+    withhold_seed: bool = option(False, "With --fresh-corpus: the result records a commitment to the seed, not the "
+                                        "seed; seed and salt go to --seed-file, to publish later (`brainbench corpus "
+                                        "verify-seed RESULT SEEDFILE`).")
+    seed_file: Path | None = option(None, "Where --withhold-seed writes the seed (mode 0600; default OUT.seed.json "
+                                          "beside --out, else PROJECT/.brainbench/fresh-<commitment>.seed.json).")
     llm: bool = option(False, "Model-based write-back extractor (BRAINBENCH_LLM_* env).")
     budget_usd: float = option(5.0, "Spend cap for --llm.", gt=0)
     seed: int = option(42, "Recorded in the receipt.")
@@ -233,6 +245,18 @@ class RunConfig(BaseModel):
                                    f"{', '.join(HARNESSES)}")
         return value
 
+    @field_validator("fresh_corpus_seed", mode="before")
+    @classmethod
+    def _fresh_seed(cls, value: object) -> object:
+        if isinstance(value, str):
+            try:
+                value = int(value, 10)
+            except ValueError:
+                raise OptionsError(f"--fresh-corpus SEED: {value!r} is not an integer") from None
+        if isinstance(value, int) and not 0 <= value <= MAX_FRESH_SEED:
+            raise OptionsError(f"--fresh-corpus SEED: {value} is outside 0..{MAX_FRESH_SEED} (2^53 - 1)")
+        return value
+
     @field_validator("memory")
     @classmethod
     def _memory_size(cls, value: str) -> str:
@@ -244,6 +268,14 @@ class RunConfig(BaseModel):
     @field_validator("suites", mode="before")
     @classmethod
     def _split_suites(cls, value: object) -> object:
+        if isinstance(value, str):
+            # The memory-trust suites load and validate, but nothing scores them yet: say so
+            # rather than "unknown value" (and never replay their fixtures as classic ones).
+            unscored = [v for v in (v.strip() for v in value.split(",")) if v in TRUST_SUITES]
+            if unscored:
+                raise OptionsError(f"--suite {', '.join(unscored)}: the memory-trust suites load and validate "
+                                   "(`brainbench validate`) but this build does not run them yet; choose from "
+                                   f"{', '.join(SUITES)} or all")
         return _csv(value, SUITES, "--suite")
 
     @model_validator(mode="before")
@@ -254,6 +286,10 @@ class RunConfig(BaseModel):
         if not isinstance(data, dict):
             return data
         data = {k: v for k, v in data.items() if v is not None}
+        fresh = data.get("fresh_corpus") or data.get("fresh_corpus_seed") is not None
+        if fresh and ("fixtures_dir" in data or "gold_dir" in data):
+            raise OptionsError("--fresh-corpus generates the corpus it grades: drop --fixtures/--gold "
+                               "(or BRAINBENCH_FIXTURES/BRAINBENCH_GOLD)")
         project = Path(data.get("project") or Path.cwd())
         data["project"] = project
         data.setdefault("fixtures_dir", project / "fixtures")
@@ -271,6 +307,26 @@ class RunConfig(BaseModel):
             self.update_baseline = True
         if self.ledger is None:
             self.ledger = self.project / LEDGER_RELPATH
+        return self
+
+    @model_validator(mode="after")
+    def _fresh_corpus_rules(self) -> RunConfig:
+        if self.fresh_corpus_seed is not None:
+            self.fresh_corpus = True
+        if not self.fresh_corpus:
+            if self.withhold_seed or self.seed_file is not None:
+                raise OptionsError("--withhold-seed and --seed-file only apply with --fresh-corpus")
+            return self
+        if self.seed_file is not None and not self.withhold_seed:
+            raise OptionsError("--seed-file is where --withhold-seed writes the seed: add --withhold-seed")
+        refused = [flag for flag, value in (("--shard", self.shard), ("--resume", self.resume)) if value is not None]
+        if refused:
+            raise OptionsError(f"--fresh-corpus cannot be combined with {', '.join(refused)}: every shard or resumed "
+                               "run would grade a corpus of its own")
+        committed = self.project / BASELINE_RELPATH
+        if self.update_baseline_to is not None and self.update_baseline_to.resolve() == committed.resolve():
+            raise OptionsError(f"--update-baseline with --fresh-corpus needs a FILE: {committed} is the committed "
+                               "corpus's baseline")
         return self
 
     def limits(self) -> ResourceLimits:

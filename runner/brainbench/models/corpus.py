@@ -6,11 +6,11 @@ express (sealed gold, ts requirements, pairing) live in ``brainbench.corpus.rule
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
-from brainbench.models.trust import PoisonArm, TrustActor, TrustCheck, TrustOp, TrustTier
+from brainbench.models.trust import ContentOrigin, PoisonArm, TrustActor, TrustCheck, TrustFactKind, TrustOp, TrustTier
 
 Suite = Literal["know-to-ask", "push", "write-back", "continuity", "trust", "state-resolution", "poisoning",
                 "deletion"]
@@ -77,19 +77,22 @@ class ContinuityRole(_Strict):
 class TrustStep(_Strict):
     """One write or owner act of a memory-trust fixture, performed through the memory system's operations.
 
-    ``kind`` and ``content_origin`` are plain strings here, as in gbrain's loader: the operations
-    judge them (an unknown origin is that operation's ``invalid_params``).
+    As in gbrain 0.60, the published schema enumerates ``kind`` and ``content_origin`` but the
+    loader only requires strings: the operations judge them (an unknown origin is that
+    operation's ``invalid_params``).  ``step_id`` is any string to the schema; the loader's rules
+    (``brainbench.corpus.trust_rules``) require it non-empty and unique, and every other
+    cross-field rule (actor x op, required fields, earlier targets).
     """
 
-    step_id: NonEmptyStr
+    step_id: str
     actor: TrustActor
     op: TrustOp
     slug: str = ABSENT
     content: str = ABSENT
     fact: str = ABSENT
     entity: str = ABSENT
-    kind: str = ABSENT
-    content_origin: str = ABSENT
+    kind: str = Field(default=ABSENT, json_schema_extra={"enum": list(get_args(TrustFactKind))})
+    content_origin: str = Field(default=ABSENT, json_schema_extra={"enum": list(get_args(ContentOrigin))})
     target: str = Field(default=ABSENT, description="An earlier step_id whose row this step acts on.")
     target_claim: str = Field(default=ABSENT, description="Picks one fact of a page step by its claim text.")
 
@@ -153,10 +156,17 @@ class GoldContinuity(_Strict):
 
 
 class TrustItem(_Strict):
-    item_id: NonEmptyStr
+    """One scored expectation of a memory-trust fixture (which fields it needs depends on ``check``:
+    ``brainbench.corpus.trust_rules``).
+
+    ``claim`` is not type-checked by gbrain's loader (its schema says string): any JSON value loads,
+    and only a string can select a fact row.
+    """
+
+    item_id: str
     check: TrustCheck
     step: str
-    claim: str = ABSENT
+    claim: Annotated[Any, WithJsonSchema({"type": "string"})] = ABSENT
     tier: TrustTier = ABSENT
     arm: PoisonArm = ABSENT
     canary: Annotated[str, Field(min_length=8)] = ABSENT

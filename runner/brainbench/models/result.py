@@ -150,9 +150,34 @@ class Breach(_Model):
 
 class CompareOutcome(_Model):
     verdict: Verdict
-    mode: Literal["same-hash", "corpus-bless"]
+    # fresh-corpus: a run on a corpus generated at grading time against a baseline of another corpus
+    # (gate/compare.py); only seed-independent invariants are gated.
+    mode: Literal["same-hash", "corpus-bless", "fresh-corpus"]
     breaches: list[Breach] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+
+
+# A fresh corpus's seed stays below 2**53: gbrain-evals reads results in JavaScript, whose numbers
+# keep integers exact only up to there.
+MAX_FRESH_SEED = (1 << 53) - 1
+
+
+class FreshCorpus(_Model):
+    """``_meta.fresh_corpus``: the run graded a corpus generated at grading time (``run --fresh-corpus``).
+
+    ``commitment`` is SHA-256 over the generator, the trust mode, the seed and a random salt
+    (``brainbench.generator.fresh``).  ``seed`` and ``salt`` are absent when withheld
+    (``--withhold-seed``: they went to a seed file to publish later, and ``receipt.seed`` is -1);
+    ``brainbench corpus verify-seed`` checks a revealed seed against the commitment and the
+    receipt's fixtures_hash.
+    """
+
+    generator: str
+    trust: str
+    commitment: str
+    seed: int | None = Field(default=None, ge=0, le=MAX_FRESH_SEED)
+    salt: str | None = None
+    fixtures: int = Field(ge=0)
 
 
 class Meta(_Model):
@@ -167,6 +192,7 @@ class Meta(_Model):
     # The gate's verdict (``--compare``).  Under ``_meta`` because gbrain's result schema
     # forbids unknown top-level keys and gbrain-evals validates every result against it.
     compare: CompareOutcome | None = None
+    fresh_corpus: FreshCorpus | None = None
 
 
 class RunResult(_Model):
@@ -206,7 +232,7 @@ class RunResult(_Model):
 
     def to_json_dict(self) -> dict[str, Any]:
         doc = self.model_dump(mode="json", by_alias=True)
-        for key in ("run", "shard", "trace", "compare"):
+        for key in ("run", "shard", "trace", "compare", "fresh_corpus"):
             if doc["_meta"].get(key) is None:
                 doc["_meta"].pop(key, None)
         if not doc["_meta"].get("not_applicable"):

@@ -51,6 +51,11 @@ def render_markdown(result: RunResult, gate_section: str | None = None) -> str:
     holdout = "holdout INCLUDED (published-run mode)" if r.include_holdout else "holdout excluded (gate mode)"
     mode = "LLM extractor" if r.llm else "deterministic (hermetic)"
     header = ["harness", "seam", "suite", "failed/gold", *(f"`{c}`" for c in COLUMNS)]
+    fresh = result.meta.fresh_corpus
+    if fresh is not None:
+        withheld = f"seed withheld, commitment `{fresh.commitment[:12]}`"
+        seed = f"seed {fresh.seed}" if fresh.seed is not None else withheld
+        mode += f" · fresh corpus ({seed})"
     lines = [
         "# BrainBench scoreboard",
         "",
