@@ -19,7 +19,15 @@ from brainbench.hooks.transcripts import parse_claude_transcript, read_confined
 from brainbench.jsjson import stringify
 from brainbench.jsstring import js_len, trim, utf8_bytes
 from brainbench.reflex.candidates import extract_candidates_from_window
-from brainbench.reflex.render import CONTEXT_MARKER, POINTER_HEADING, HotFactLine, hot_fact_line, render_turn_context
+from brainbench.reflex.render import (
+    CONTEXT_MARKER,
+    POINTER_HEADING,
+    HotFactLine,
+    Pointer,
+    Volunteered,
+    hot_fact_line,
+    render_turn_context,
+)
 from brainbench.reflex.resolve import resolve_pointers
 from brainbench.reflex.trust_gate import TrustGate
 from brainbench.reflex.volunteer import volunteer
@@ -101,7 +109,8 @@ def turn_context(env: Mapping[str, str], window: list[tuple[str, str]], prior: s
 
     def assemble(conn, source) -> HookResult:  # type: ignore[no-untyped-def]
         gate = TrustGate.read(conn) if labeled else None
-        pointers = extras = []
+        pointers: list[Pointer] = []
+        extras: list[Volunteered] = []
         if candidates:
             pointers = resolve_pointers(conn, source, candidates, max_pointers=MAX_POINTERS,
                                         prior_context=prior, suppression="slug-only", gate=gate)
