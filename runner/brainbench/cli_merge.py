@@ -58,7 +58,8 @@ def execute_merge(shards: list[Path], **options: object) -> int:
     update_to = options.pop("update_baseline")
     config = RunConfig(harnesses=run.harnesses, suites=run.suites,  # type: ignore[arg-type]
                        include_holdout=result.receipt.include_holdout, llm=result.receipt.llm,
-                       seed=result.receipt.seed, update_baseline_to=update_to, **options)  # type: ignore[arg-type]
+                       seed=result.receipt.seed, update_baseline_to=update_to, behaviour=run.behaviour,
+                       **options)  # type: ignore[arg-type]
     merged_from = [{"file": str(p), "shard": f"{r.meta.shard.index}/{r.meta.shard.total}" if r.meta.shard else None,
                     "run_id": r.meta.run.run_id if r.meta.run else None, "ts": r.receipt.ts,
                     "harness_sha": r.receipt.harness_sha} for p, r in loaded]

@@ -126,6 +126,9 @@ def execute(config: RunConfig) -> int:
             _err("brainbench run: --llm requires a configured chat model "
                  "(BRAINBENCH_LLM_BASE_URL and BRAINBENCH_LLM_MODEL)")
             return EXIT_ERROR
+    if config.behaviour_from is not None:
+        _err(f"behaviour: gbrain {config.behaviour}'s, as {config.behaviour_from} records "
+             "(--behaviour 0.60 for the newest; that baseline then no longer gates the run)")
     fresh = None
     if config.fresh_corpus:
         try:
@@ -347,6 +350,8 @@ def resumable(path: Path, config: RunConfig, fixtures_hash: str):  # type: ignor
         mismatches.append("harnesses")
     if run.suites != list(config.suites):
         mismatches.append("suites")
+    if (run.behaviour or "0.46") != config.behaviour:  # a result without it predates gbrain 0.60's seams
+        mismatches.append("behaviour")
     if (run.fixture_selection or []) != list(config.fixture_ids):
         mismatches.append("--fixture selection")
     if mismatches:

@@ -23,6 +23,7 @@ __all__ = [
     "js_number",
     "js_sort_key",
     "js_sorted",
+    "js_to_fixed",
     "round4",
     "stringify",
 ]
@@ -50,6 +51,14 @@ def js_math_round(x: float) -> float:
 def round4(x: float) -> float:
     """gbrain's ``round4``: ``Math.round(x * 10000) / 10000`` on the float product."""
     return js_math_round(float(x) * 10000) / 10000
+
+
+def js_to_fixed(x: float, digits: int) -> str:
+    """``Number.prototype.toFixed``: the exact binary value rounded half up, where Python's
+    ``format`` rounds half to even (0.125 → "0.13" in JS, "0.12" in Python)."""
+    from decimal import ROUND_HALF_UP, Decimal  # only hot facts print confidences this way
+
+    return str(Decimal(x).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
 
 
 def _shortest_digits(x: float) -> tuple[str, int]:

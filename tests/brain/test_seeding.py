@@ -102,6 +102,10 @@ def test_leased_brains_are_distinct_while_held_and_empty_when_reused(brain_dbs: 
         assert a.name != b.name
         seed_fixture(a.conn, _fixture(people__sentinel_zed="---\ntitle: Sentinel Zed\ntype: person\n---\nbody\n"))
         a.conn.execute("INSERT INTO sources (id, name) VALUES ('teambrain', 'x')")
+        # A trust fixture's settings and flags must not reach the next fixture's seams.
+        a.conn.execute("INSERT INTO config (key, value) VALUES ('trust.agent_activation', 'suppress')")
+        a.conn.execute("INSERT INTO write_gate_receipts (target_table, target_id, source_id, content_hash, tier,"
+                       " detector_version, verdict) VALUES ('pages', '1', 'default', 'h', 'agent_written', 2, 'flag')")
         with connect(b.url) as other:
             assert other.execute("SELECT count(*) FROM pages").fetchone() == (0,)
     with brain_dbs.lease() as c:
@@ -110,3 +114,6 @@ def test_leased_brains_are_distinct_while_held_and_empty_when_reused(brain_dbs: 
             assert fresh.execute("SELECT count(*) FROM pages").fetchone() == (0,)
             assert fresh.execute("SELECT array_agg(id) FROM sources").fetchone() == (["default"],)
             assert fresh.execute("SELECT nextval('facts_id_seq')").fetchone() == (1,)
+            assert fresh.execute("SELECT (SELECT count(*) FROM config) + (SELECT count(*) FROM write_gate_receipts)"
+                                 ).fetchone() == (0,)
+            assert fresh.execute("SELECT nextval('write_gate_receipts_id_seq')").fetchone() == (1,)

@@ -15,8 +15,9 @@ PROMPT = {"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "W
           "cwd": "/tmp"}
 
 
-def _call(seam: str, url: str, message: dict[str, object], *args: str) -> subprocess.CompletedProcess[str]:
-    env = {"BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": "default", "PATH": "/usr/bin:/bin"}
+def _call(seam: str, url: str, message: dict[str, object], *args: str,
+          env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {"BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": "default", "PATH": "/usr/bin:/bin", **(env or {})}
     return subprocess.run([sys.executable, "-m", "brainbench.hooks", seam, *args], input=json.dumps(message), env=env,
                           capture_output=True, text=True, timeout=60, check=False)
 
@@ -28,7 +29,12 @@ def test_openclaw_by_hand(brain: tuple[psycopg.Connection, str]) -> None:
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)["hookSpecificOutput"]
     assert out["hookEventName"] == "UserPromptSubmit"
-    assert "- **Alice Example** → `people/alice-example` — Founder of Widget Co." in out["additionalContext"]
+    # A seeded page has no declared writer: tier unknown, no origin (trust spec §3.9, §5.3).
+    line = "- **Alice Example** → `people/alice-example` — [unverified origin · legacy] Founder of Widget Co."
+    assert line in out["additionalContext"]
+    older = _call("openclaw", url, PROMPT, env={"BRAINBENCH_BEHAVIOUR": "0.46"})
+    assert "- **Alice Example** → `people/alice-example` — Founder of Widget Co. (use get_page" in \
+        json.loads(older.stdout)["hookSpecificOutput"]["additionalContext"]
 
 
 def test_claude_code_by_hand_without_transcript(brain: tuple[psycopg.Connection, str]) -> None:

@@ -1,5 +1,9 @@
 """Every (seam, fixture, user turn) of gbrain's reference output, reproduced byte for byte.
 
+The reference turns are gbrain v0.46.28's, so the seams behave like that release
+(``BRAINBENCH_BEHAVIOUR=0.46``); what gbrain 0.60 changes is pinned by tests/hooks/test_trust_labels.py
+and, on gbrain's whole corpus, by tests/run/test_gbrain_releases.py.
+
 The seams run as real separate programs (exec: one process per hook call;
 stream: warm processes) against a real embedded Postgres; the runner grades only
 what comes back on the wire.
@@ -55,7 +59,7 @@ async def _replay_all(reference: Path, dbs: BrainDatabases, mode: str, work: Pat
                 slug_sources |= seed_fixture(conn, item.fixture).slug_sources
                 for harness, process in seams.items():
                     env = {"BRAINBENCH_DATABASE_URL": brain.hook_urls[harness],
-                           "BRAINBENCH_SOURCE": item.fixture.source,
+                           "BRAINBENCH_SOURCE": item.fixture.source, "BRAINBENCH_BEHAVIOUR": "0.46",
                            "CLAUDE_CONFIG_DIR": str(work / harness / "claude")}
                     results[(harness, item.fixture_id)] = await replay_fixture(
                         item, SEAMS[harness], process, suites=["know-to-ask"], env=env, workdir=work / harness,

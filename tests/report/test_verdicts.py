@@ -6,7 +6,7 @@ from typing import Any
 
 from brainbench.models.corpus import TurnGold
 from brainbench.models.trace import ReferencePick, TurnTrace
-from brainbench.orchestrator.diagnose import POLICIES, _Reference, verdicts_for
+from brainbench.orchestrator.diagnose import POLICIES, _Reference, policies, verdicts_for
 
 
 def trace(gold: dict[str, Any], injected: list[str], **extra: Any) -> TurnTrace:
@@ -58,3 +58,11 @@ def test_reference_policies_match_our_seams() -> None:
     cc = POLICIES["claude-code"]
     assert (cc.budget, cc.window_turns, cc.volunteer_pool) == (
         claude_code.MAX_POINTERS, claude_code.WINDOW_TURNS, claude_code.MAX_VOLUNTEER_POOL)
+    # gbrain 0.60: openclaw volunteers from its user window, and every seam's reference is labeled.
+    newer = policies("0.60")
+    oc = newer["openclaw"]
+    assert (oc.budget, oc.user_window, oc.volunteer_pool) == (
+        openclaw.MAX_POINTERS, openclaw.WINDOW_TURNS, openclaw.VOLUNTEER_POOL)
+    assert all(p.labeled for p in newer.values()) and not any(p.labeled for p in policies("0.46").values())
+    assert {h: (p.budget, p.window_turns) for h, p in newer.items()} == {
+        h: (p.budget, p.window_turns) for h, p in POLICIES.items()}

@@ -189,9 +189,12 @@ def reset_brain(conn: psycopg.Connection) -> None:
     # DELETE, not TRUNCATE: on a handful of rows it is ~10x faster, because TRUNCATE
     # swaps every table's files; identities are restarted so fact ids start at 1 again.
     with conn.transaction():
+        # config and write_gate_receipts too: a pooled brain's next fixture must not inherit another's
+        # trust settings or flags (what the seams read to label and withhold).
         conn.execute("DELETE FROM page_aliases; DELETE FROM facts; DELETE FROM extract_rollups; DELETE FROM pages;"
-                     " DELETE FROM sources WHERE id <> 'default';"
+                     " DELETE FROM sources WHERE id <> 'default'; DELETE FROM config; DELETE FROM write_gate_receipts;"
                      " ALTER SEQUENCE pages_id_seq RESTART; ALTER SEQUENCE facts_id_seq RESTART;"
+                     " ALTER SEQUENCE write_gate_receipts_id_seq RESTART;"
                      # Large objects are the one thing a read-only role can still create.
                      " SELECT lo_unlink(oid) FROM pg_largeobject_metadata")
 

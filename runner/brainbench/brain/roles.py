@@ -38,8 +38,9 @@ from brainbench.models.owner import Owner
 from brainbench.ownership import current_owner, swept
 
 ROLE_PREFIX = "bb_"
-# The brain tables a hook reads (spec §2.2); ``extract_rollups`` is the runner's bookkeeping.
-HOOK_TABLES = ("sources", "pages", "page_aliases", "facts")
+# The brain tables a hook reads (spec §2.2), and what labels and withholds them (trust spec §3.5:
+# the brain's trust settings, the write gate's receipts); ``extract_rollups`` is the runner's bookkeeping.
+HOOK_TABLES = ("sources", "pages", "page_aliases", "facts", "config", "write_gate_receipts")
 DEFAULT_CONNECTION_LIMIT = 8
 DEFAULT_STATEMENT_TIMEOUT_MS = 30_000
 _ATTRIBUTES = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS"

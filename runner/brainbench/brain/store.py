@@ -168,11 +168,17 @@ def pages_by_slug(conn: psycopg.Connection, source_id: str, slugs: Sequence[str]
     return {r[0]: _page(r) for r in rows}
 
 
-def index_rows(conn: psycopg.Connection, source_id: str, limit: int = 50) -> list[tuple[str, str]]:
+def index_rows(conn: psycopg.Connection, source_id: str, limit: int = 50, *, hide_quarantined: bool = False,
+               hide_external: bool = False) -> list[tuple[str, str]]:
+    hidden = ""
+    if hide_quarantined:
+        hidden += " AND NOT COALESCE(frontmatter::jsonb ? 'quarantine', false)"
+    if hide_external:
+        hidden += " AND trust_tier <> 'external_untrusted'"
     return [
         (r[0], r[1])
         for r in conn.execute(
-            "SELECT slug, title FROM pages WHERE source_id = %s AND deleted_at IS NULL ORDER BY slug LIMIT %s",
+            f"SELECT slug, title FROM pages WHERE source_id = %s AND deleted_at IS NULL{hidden} ORDER BY slug LIMIT %s",
             (source_id, limit),
         ).fetchall()
     ]

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from brainbench.jsjson import js_json_dumps, js_sort_key, js_sorted, round4
 from brainbench.models.baseline import Baseline, BaselineConfig, CellCounts
+from brainbench.models.behaviour import NEWEST
 
 if TYPE_CHECKING:
     from brainbench.models.result import RunResult
@@ -60,6 +61,8 @@ def canonical_baseline(
         key = cell_key(cell.harness, cell.suite)
         cells[key] = {name: round4(cell.metrics[name]) for name in js_sorted(list(cell.metrics))}
         counts[key] = CellCounts(gold_total=cell.gold_total, gold_failed=cell.gold_failed)
+    run = result.meta.run
+    behaviour = run.behaviour if run is not None else None
     return Baseline(
         fixtures_hash=result.receipt.fixtures_hash,
         config=BaselineConfig(
@@ -67,6 +70,7 @@ def canonical_baseline(
             llm=result.receipt.llm,
             harnesses=js_sorted(harnesses),
             suites=js_sorted(suites),
+            behaviour=None if behaviour in (None, NEWEST) else behaviour,
         ),
         justification=justification,
         cells=cells,
@@ -78,7 +82,8 @@ def baseline_document(b: Baseline, *, include_justification: bool = True) -> dic
     """The baseline as a plain dict in gbrain's key order (spec §10.1).
 
     ``justification`` appears only when truthy (gbrain spreads it conditionally),
-    between ``config`` and ``cells``.  Cell and metric keys are re-sorted here so a
+    between ``config`` and ``cells``; ``config.behaviour`` (ours) only when it is not the
+    newest release, after ``suites``.  Cell and metric keys are re-sorted here so a
     hand-built or hand-edited model still serializes canonically.
     """
     doc: dict[str, Any] = {
@@ -91,6 +96,8 @@ def baseline_document(b: Baseline, *, include_justification: bool = True) -> dic
             "suites": list(b.config.suites),
         },
     }
+    if b.config.effective_behaviour != NEWEST:
+        doc["config"]["behaviour"] = b.config.effective_behaviour
     if include_justification and b.justification:
         doc["justification"] = b.justification
     doc["cells"] = {

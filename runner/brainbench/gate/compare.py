@@ -139,10 +139,17 @@ def compare_baselines(
     if fresh_corpus and not same_hash:
         return _fresh_corpus_outcome(current, main, breaches, notes)
 
-    # 3. Config binding: numbers from different configs are not comparable.
+    # 3. Config binding: numbers from different configs are not comparable.  Ours on top of
+    #    gbrain's: the release our seams behaved like (what they inject differs between them).
     diffs = _config_diffs(current, main)
     if diffs:
         notes.append(f"run config mismatch: {'; '.join(diffs)} — compare like with like")
+    mine, theirs = current.config.effective_behaviour, main.config.effective_behaviour
+    if mine != theirs:
+        notes.append(f"behaviour mismatch: main's baseline was made with gbrain {theirs}'s behaviour, this run "
+                     f"followed gbrain {mine}'s — re-run with --behaviour {theirs} to gate against it, or "
+                     f"regenerate it with --behaviour {mine} --update-baseline")
+    if diffs or mine != theirs:
         return _outcome("inconclusive", mode, breaches, notes)
 
     # 4. Counts.  Cells present only in the current run are ignored.

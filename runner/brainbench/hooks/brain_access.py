@@ -2,6 +2,7 @@
 
 BRAINBENCH_DATABASE_URL  libpq URL of the brain database (required)
 BRAINBENCH_SOURCE        active source id (default "default")
+BRAINBENCH_BEHAVIOUR     the gbrain release the seam behaves like: 0.60 (default) or 0.46
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TypeVar
 import psycopg
 
 from brainbench.hooks.program import BackendUnavailable
+from brainbench.models.behaviour import BEHAVIOUR_ENV, Behaviour, seam_behaviour
 
 # Per thread: the warm hook server (hooks/serve.py) answers calls on several
 # threads, and a connection must not be closed under another thread's query.
@@ -29,6 +31,10 @@ def _cache() -> dict[str, psycopg.Connection]:
 
 def active_source(env: Mapping[str, str]) -> str:
     return env.get("BRAINBENCH_SOURCE") or "default"
+
+
+def behaviour(env: Mapping[str, str]) -> Behaviour:
+    return seam_behaviour(env.get(BEHAVIOUR_ENV))
 
 
 def brain(env: Mapping[str, str]) -> psycopg.Connection:

@@ -3,6 +3,8 @@ pointer fragment per prompt.
 
 There is no shipped gbrain Codex path; this is the harness-shaped contract of
 spec §4.2.  Prior context is read from the Codex rollout at ``transcript_path``.
+gbrain 0.60 labels the fragment's pointer (trust spec §5.4) and leaves the index as it
+was, less the pages no proactive surface may show (quarantined; external under ``filter``).
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from brainbench.brain import store
-from brainbench.hooks.brain_access import with_brain
+from brainbench.brain.eligibility import read_policy
+from brainbench.hooks.brain_access import behaviour, with_brain
 from brainbench.hooks.openclaw import pointer_block
 from brainbench.hooks.program import HookResult, context_output, main
 from brainbench.hooks.transcripts import parse_codex_rollout, read_confined
@@ -22,7 +25,15 @@ INDEX_LIMIT = 50
 
 
 def brain_index(env: Mapping[str, str]) -> str:
-    rows = with_brain(env, lambda conn, source: store.index_rows(conn, source, INDEX_LIMIT))
+    hidden = behaviour(env) != "0.46"
+
+    def rows_of(conn, source):  # type: ignore[no-untyped-def]
+        if not hidden:
+            return store.index_rows(conn, source, INDEX_LIMIT)
+        return store.index_rows(conn, source, INDEX_LIMIT, hide_quarantined=True,
+                                hide_external=read_policy(conn).hide_external)
+
+    rows = with_brain(env, rows_of)
     if not rows:
         return ""
     return "\n".join([INDEX_HEADING, *(f"- {title} → `{slug}`" for slug, title in rows)])
@@ -51,7 +62,8 @@ def handle(message: dict[str, object], env: Mapping[str, str]) -> HookResult:
     prior = _prior(message)
     if prior is None:
         return HookResult(0, "", "transcript_path is not a readable rollout; staying silent\n")
-    return HookResult(0, context_output("UserPromptSubmit", pointer_block(env, prompt, prior, MAX_FRAGMENTS)))
+    result = pointer_block(env, prompt, prior, MAX_FRAGMENTS)
+    return HookResult(0, context_output("UserPromptSubmit", result.stdout), result.stderr)
 
 
 if __name__ == "__main__":

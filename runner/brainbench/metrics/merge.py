@@ -120,9 +120,12 @@ def merge_results(shards: Sequence[tuple[Path, RunResult]], cmd_args: list[str])
             outcomes[key] = FixtureOutcome.from_record(info.outcomes[key], result.turn_rows, result.meta.faults,
                                                        result.trace)
     fp = first.fingerprint
-    config = RunConfig(fixtures_dir=Path(), gold_dir=Path(), harnesses=fp["harnesses"], suites=fp["suites"],
-                       include_holdout=fp["include_holdout"], llm=fp["llm"], seed=fp["seed"], cmd_args=cmd_args)
     runs = [r.meta.run for _, r, _ in checked if r.meta.run is not None]
+    # Shards written before --behaviour existed ran gbrain 0.46's seams.
+    behaviour = fp.get("behaviour") or next((r.behaviour for r in runs if r.behaviour), None) or "0.46"
+    config = RunConfig(fixtures_dir=Path(), gold_dir=Path(), harnesses=fp["harnesses"], suites=fp["suites"],
+                       include_holdout=fp["include_holdout"], llm=fp["llm"], seed=fp["seed"], cmd_args=cmd_args,
+                       behaviour=behaviour)
     run_ids = sorted(r.run_id for r in runs)
     # Seams are described by a shard that started them (an empty shard started none).
     first_run = next((r.meta.run for _, r, i in checked if i.keys and r.meta.run), runs[0] if runs else None)
@@ -135,7 +138,7 @@ def merge_results(shards: Sequence[tuple[Path, RunResult]], cmd_args: list[str])
              "jobs": max((r.jobs for r in runs), default=1),
              "started_at": min((r.started_at for r in runs), default=first_result.receipt.ts),
              "finished_at": max((r.finished_at or r.started_at for r in runs), default=None),
-             "complete": True},
+             "complete": True, "behaviour": behaviour},
     )
     # The evidence travels with the rows: a merged result explains its failures like a single run's.
     merged.trace.extend(t for key in first.plan for t in outcomes[key].traces)

@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from brainbench.models.behaviour import NEWEST, Behaviour
+
 
 def _integral_number(value: object) -> object:
     # JSON has one number type; gbrain's schema says "integer", which JSON Schema
@@ -41,6 +43,14 @@ class BaselineConfig(_Strict):
     llm: bool
     harnesses: list[str]
     suites: list[str]
+    # Ours, not gbrain's: written only when it is not the newest release, so a baseline of
+    # gbrain 0.60's behaviour keeps gbrain's exact shape (gbrain's own files carry no such key).
+    behaviour: Behaviour | None = Field(
+        default=None, description=f"gbrain release the reference seams behaved like (absent: {NEWEST}).")
+
+    @property
+    def effective_behaviour(self) -> Behaviour:
+        return self.behaviour or NEWEST
 
 
 class CellCounts(_Strict):

@@ -12,14 +12,16 @@ Adding an option is one field: ``keep: bool = option(False, "Keep the run direct
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import tomllib
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from brainbench.models.behaviour import NEWEST, Behaviour
 from brainbench.models.corpus import SUITES, Suite
 from brainbench.models.result import HARNESSES, MAX_FRESH_SEED, Harness
 from brainbench.models.sandbox import ResourceLimits, check_size
@@ -156,6 +158,11 @@ class RunConfig(BaseModel):
     llm: bool = option(False, "Model-based write-back extractor (BRAINBENCH_LLM_* env).")
     budget_usd: float = option(5.0, "Spend cap for --llm.", gt=0)
     seed: int = option(42, "Recorded in the receipt.")
+    # None: resolved after validation (``_resolve_behaviour``), so downstream always reads a release.
+    behaviour: Behaviour | None = option(
+        None, "gbrain release our reference seams behave like: 0.60 (trust labels in every injected text, "
+              "openclaw's volunteer arm) or 0.46. Default: the one the project's committed baseline records, "
+              f"else {NEWEST}. Never gated across.", cli_type="str", metavar="0.60|0.46")
 
     # --- how: executors and seams ------------------------------------------------------
     # None: chosen at run time from cores, memory and the brain server's connections.
@@ -307,6 +314,8 @@ class RunConfig(BaseModel):
             self.update_baseline = True
         if self.ledger is None:
             self.ledger = self.project / LEDGER_RELPATH
+        if self.behaviour is None:
+            self.behaviour, self._behaviour_from = self._resolve_behaviour()
         return self
 
     @model_validator(mode="after")
@@ -328,6 +337,27 @@ class RunConfig(BaseModel):
             raise OptionsError(f"--update-baseline with --fresh-corpus needs a FILE: {committed} is the committed "
                                "corpus's baseline")
         return self
+
+    _behaviour_from: Path | None = PrivateAttr(default=None)
+
+    def _resolve_behaviour(self) -> tuple[Behaviour, Path | None]:
+        """The release the committed baseline was made with (so the gate it runs against compares
+        like with like until that baseline is regenerated), else the newest."""
+        path = self.default_committed_baseline()
+        if path is None:
+            return NEWEST, None
+        try:
+            recorded = json.loads(path.read_text(encoding="utf-8"))["config"].get("behaviour")
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return NEWEST, None  # an unreadable baseline is the gate's to report, by name
+        if recorded in get_args(Behaviour) and recorded != NEWEST:
+            return recorded, path
+        return NEWEST, None
+
+    @property
+    def behaviour_from(self) -> Path | None:
+        """The committed baseline the behaviour was taken from; None when given or the newest."""
+        return self._behaviour_from
 
     def limits(self) -> ResourceLimits:
         """The per-seam resource limits these options ask for (handed to providers in RunContext)."""

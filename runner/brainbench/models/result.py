@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer, model_validator
 
+from brainbench.models.behaviour import Behaviour
 from brainbench.models.budget import Concurrency
 from brainbench.models.corpus import Suite, TurnGold
 from brainbench.models.shard import ShardInfo
@@ -128,6 +129,8 @@ class RunInfo(_Model):
     extraction: dict[str, float | int] | None = None
     # How ``jobs`` was chosen and the connections budgeted for it (brain/budget.py).
     concurrency: Concurrency | None = None
+    # The gbrain release our reference seams behaved like (--behaviour); None: written before it existed.
+    behaviour: Behaviour | None = None
 
 
 class TraceInfo(_Model):

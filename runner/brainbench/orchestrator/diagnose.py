@@ -6,7 +6,8 @@ while it is still leased, with the budget and suppression rule of the harness th
 seam stands for (spec §4).  That says what a conforming seam would have injected
 and why a page did not make it.  A production image is only ever compared with
 that reference: its reasons read "reference would …", never a claim about how
-the image works inside.
+the image works inside.  The reference follows the run's ``--behaviour``: under
+gbrain 0.60 it applies the trust gate, and openclaw also volunteers from its user window.
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ import psycopg
 
 from brainbench.brain import store
 from brainbench.corpus.loader import LoadedFixture
+from brainbench.models.behaviour import Behaviour
 from brainbench.models.trace import ItemVerdict, ReferencePick, TurnTrace
 from brainbench.reflex.candidates import Candidate, extract_candidates, extract_candidates_from_window
 from brainbench.reflex.render import Pointer
 from brainbench.reflex.resolve import Suppression, resolve_pointers
+from brainbench.reflex.trust_gate import TrustGate
 from brainbench.reflex.volunteer import volunteer
 
 # Resolve "everything" before the budget: the budget is applied here, so ranks are visible.
@@ -39,6 +42,9 @@ class ReferencePolicy:
     window_turns: int | None = None  # claude-code reads the last N transcript turns plus the prompt
     volunteer_pool: int = 0  # claude-code volunteers confident extras from a wider resolution
     slugs_only_prior: bool = False  # claude-code suppresses by slug against its own earlier blocks
+    # gbrain 0.60's openclaw: pointers from the prompt alone, volunteers from the last N user turns.
+    user_window: int | None = None
+    labeled: bool = False  # gbrain 0.60: the trust gate decides what may be injected
 
     def describe(self) -> str:
         extra = f" + up to 3 volunteered from the top {self.volunteer_pool}" if self.volunteer_pool else ""
@@ -50,6 +56,16 @@ POLICIES: dict[str, ReferencePolicy] = {
     "codex": ReferencePolicy(1, "slug-and-title"),
     "claude-code": ReferencePolicy(3, "slug-only", window_turns=4, volunteer_pool=10, slugs_only_prior=True),
 }
+POLICIES_0_60: dict[str, ReferencePolicy] = {
+    "openclaw": ReferencePolicy(3, "slug-and-title", volunteer_pool=10, user_window=4, labeled=True),
+    "codex": ReferencePolicy(1, "slug-and-title", labeled=True),
+    "claude-code": ReferencePolicy(3, "slug-only", window_turns=4, volunteer_pool=10, slugs_only_prior=True,
+                                   labeled=True),
+}
+
+
+def policies(behaviour: Behaviour) -> dict[str, ReferencePolicy]:
+    return POLICIES if behaviour == "0.46" else POLICIES_0_60
 
 
 @dataclass
@@ -72,16 +88,30 @@ def _reference(conn: psycopg.Connection, source: str, policy: ReferencePolicy, p
         candidates = extract_candidates_from_window(turns)
     else:
         candidates = extract_candidates(prompt)
-    if not candidates:
+    user_turns: list[tuple[str, str]] = []
+    pool_candidates = candidates
+    if policy.user_window is not None:
+        user_turns = ([t for t in window if t[0] == "user"] + [("user", prompt)])[-policy.user_window:]
+        pool_candidates = extract_candidates_from_window(user_turns)
+    if not candidates and not pool_candidates:
         return _Reference([], [])
-    every = resolve_pointers(conn, source, candidates, max_pointers=_UNBOUNDED, suppression=policy.suppression)
+    gate = TrustGate.read(conn) if policy.labeled else None
+    every = resolve_pointers(conn, source, candidates, max_pointers=_UNBOUNDED, suppression=policy.suppression,
+                             gate=gate) if candidates else []
     kept = resolve_pointers(conn, source, candidates, max_pointers=_UNBOUNDED, prior_context=prior or None,
-                            suppression=policy.suppression)
+                            suppression=policy.suppression, gate=gate) if candidates else []
     chosen = {p.slug for p in kept[: policy.budget]}
+    extras = []
     if policy.volunteer_pool:
-        window_len = len(window[-(policy.window_turns or 0):]) + (1 if prompt.strip() else 0)
-        extras = volunteer(candidates, kept[: policy.volunteer_pool], [p.slug for p in kept[: policy.budget]],
-                           window_len)
+        if policy.user_window is not None:  # its own resolution of the user window, by slug only
+            pool = resolve_pointers(conn, source, pool_candidates, max_pointers=policy.volunteer_pool,
+                                    prior_context=prior or None, suppression="slug-only", gate=gate)
+            extras = volunteer(pool_candidates, pool, [p.slug for p in kept[: policy.budget]], len(user_turns),
+                               fold_display=policy.labeled)
+        else:
+            window_len = len(window[-(policy.window_turns or 0):]) + (1 if prompt.strip() else 0)
+            extras = volunteer(candidates, kept[: policy.volunteer_pool], [p.slug for p in kept[: policy.budget]],
+                               window_len, fold_display=policy.labeled)
         chosen |= {v.pointer.slug for v in extras}
     rank = {p.slug: i for i, p in enumerate(kept, start=1)}
     picks = []
@@ -91,7 +121,9 @@ def _reference(conn: psycopg.Connection, source: str, policy: ReferencePolicy, p
         else:
             fate = "injected" if p.slug in chosen else "over_budget"
         picks.append(_pick(p, fate, rank.get(p.slug)))
-    return _Reference(picks, candidates)
+    listed = {p.slug for p in every}
+    picks += [_pick(v.pointer, "injected", None) for v in extras if v.pointer.slug not in listed]
+    return _Reference(picks, candidates or pool_candidates)
 
 
 def _pick(p: Pointer, fate: str, rank: int | None) -> ReferencePick:
@@ -110,7 +142,8 @@ def _needs_reference(t: TurnTrace) -> bool:
 
 
 def diagnose_replay(conn: psycopg.Connection, item: LoadedFixture, traces: Sequence[TurnTrace],
-                    contexts: Mapping[int, str | None], slug_sources: Mapping[str, set[str]]) -> list[TurnTrace]:
+                    contexts: Mapping[int, str | None], slug_sources: Mapping[str, set[str]],
+                    behaviour: Behaviour = "0.60") -> list[TurnTrace]:
     """The seam's traces of one fixture with prior-context summaries, verdicts and reasons filled in."""
     source = item.fixture.source
     by_turn = {t.turn_id: t for t in traces}
@@ -122,7 +155,7 @@ def diagnose_replay(conn: psycopg.Connection, item: LoadedFixture, traces: Seque
     for turn in item.public_turns():
         trace = by_turn.get(turn.turn_id) if turn.role == "user" else None
         if trace is not None:
-            policy = POLICIES.get(trace.harness)
+            policy = policies(behaviour).get(trace.harness)
             reference = None
             present: set[str] = set()
             broken = ""
@@ -232,4 +265,5 @@ def _missing(slug: str, t: TurnTrace, reference: _Reference | None, policy: Refe
         if image:
             return "budget", f"not injected; the reference would also drop it: {_rule(pick)}, {where}"
         return "budget", f"not injected — resolvable but dropped by the pointer budget ({where}; {_rule(pick)})"
-    return "not_injected", f"not injected; reference would have injected `{slug}` ({_rule(pick)}, rank {pick.rank})"
+    where = f"rank {pick.rank}" if pick.rank is not None else "volunteered"
+    return "not_injected", f"not injected; reference would have injected `{slug}` ({_rule(pick)}, {where})"

@@ -39,6 +39,7 @@ from brainbench.brain.server import (
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
 from brainbench.disk_full import disk_full_message, is_disk_full
 from brainbench.executors.base import ExecutorError
+from brainbench.models.behaviour import BEHAVIOUR_ENV, NEWEST, Behaviour
 from brainbench.models.budget import Concurrency
 from brainbench.models.config import RunConfig
 from brainbench.models.result import RunResult, SeamInfo, SeedFailure, TraceInfo
@@ -132,8 +133,13 @@ class Runner:
     # --- per fixture ----------------------------------------------------------------
 
     def _env(self, url: str, source: str, workdir: Path) -> dict[str, str]:
+        # The behaviour travels with every call, as the source does: an image receives it the same way.
         return {"BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": source,
-                "CLAUDE_CONFIG_DIR": str(workdir / "claude")}
+                "CLAUDE_CONFIG_DIR": str(workdir / "claude"), BEHAVIOUR_ENV: self.behaviour}
+
+    @property
+    def behaviour(self) -> Behaviour:
+        return self.config.behaviour or NEWEST
 
     async def _replay_all(self, item: LoadedFixture, suites: list[str], brain: Brain, workroot: Path, key: str,
                           slug_sources: dict[str, set[str]], harnesses: list[str] | None = None,
@@ -159,7 +165,8 @@ class Runner:
         from brainbench.orchestrator.diagnose import diagnose_replay
 
         def work() -> list[TurnTrace]:
-            return [t for r in replays for t in diagnose_replay(conn, item, r.traces, r.contexts, slug_sources)]
+            return [t for r in replays
+                    for t in diagnose_replay(conn, item, r.traces, r.contexts, slug_sources, self.behaviour)]
 
         return await anyio.to_thread.run_sync(work)
 
@@ -352,6 +359,7 @@ class Runner:
                  "started_at": utc_iso(self.started_at), "finished_at": utc_iso(datetime.now(UTC)),
                  "complete": complete, "interrupted_by": interrupted_by,
                  "fixture_selection": list(self.config.fixture_ids) or None, "concurrency": self.concurrency,
+                 "behaviour": self.behaviour,
                  "resume_state": None if complete else {
                      k: r.model_dump(mode="json") for k, r in key_records(keyed).items()}},
         )

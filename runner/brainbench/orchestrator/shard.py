@@ -132,5 +132,6 @@ def config_fingerprint(config: RunConfig) -> dict[str, Any]:
         "brainbench_version": __version__, "harness_sha": source_revision(),
         "harnesses": list(config.harnesses), "suites": list(config.suites),
         "include_holdout": config.include_holdout, "llm": config.llm, "seed": config.seed,
+        "behaviour": config.behaviour,
         "mode": config.mode, "seams": {h: o.model_dump(mode="json") for h, o in sorted(config.seams.items())},
     }

@@ -16,7 +16,9 @@ from brainbench.brain.aliases import normalize_alias
 from brainbench.brain.store import PageRow
 from brainbench.jsstring import WS, js_len, js_slice, trim, trim_end
 from brainbench.reflex.candidates import Candidate
+from brainbench.reflex.labels import Trust
 from brainbench.reflex.render import Pointer
+from brainbench.reflex.trust_gate import TrustGate
 
 Suppression = Literal["slug-and-title", "slug-only"]
 ARM_CONFIDENCE = {"alias": 0.9, "title": 0.8, "title-surname": 0.72, "cjk-title": 0.72, "slug-suffix": 0.6}
@@ -152,8 +154,13 @@ def resolve_pointers(
     prior_context: str | None = None,
     suppression: Suppression = "slug-and-title",
     lexical_arms: bool = True,
+    gate: TrustGate | None = None,
 ) -> list[Pointer]:
-    """Pointers to pages of ``source_id`` named by the candidates, in gbrain's order, within budget."""
+    """Pointers to pages of ``source_id`` named by the candidates, in gbrain's order, within budget.
+
+    With a ``gate`` (gbrain 0.60) every pointer carries its trust label, and pages the gate
+    does not admit are skipped before suppression and the budget; without one, v0.46.
+    """
     ins = _prepare(candidates, lexical_arms)
     if not ins.alias_norms:
         return []
@@ -178,7 +185,8 @@ def resolve_pointers(
     pages = {r.slug: r for r in rows}
     missing = [h.slug for h in hits if h.slug not in pages]
     pages.update(store.pages_by_slug(conn, source_id, missing))
-    return _budget(hits, pages, ins, max_pointers, prior_context, suppression, source_id)
+    admitted = gate.admit(conn, source_id, [h.slug for h in hits if h.slug in pages]) if gate else None
+    return _budget(hits, pages, ins, max_pointers, prior_context, suppression, source_id, admitted)
 
 
 def _suppressed(page: PageRow, prior_lc: str, suppression: Suppression) -> bool:
@@ -200,6 +208,7 @@ def _budget(
     prior_context: str | None,
     suppression: Suppression,
     source_id: str,
+    admitted: dict[str, Trust] | None,
 ) -> list[Pointer]:
     prior_lc = (prior_context or "").lower()
     out: list[Pointer] = []
@@ -207,10 +216,12 @@ def _budget(
         if len(out) >= max_pointers:
             break
         page = pages.get(hit.slug)
-        if page is None:
+        if page is None or (admitted is not None and hit.slug not in admitted):
             continue
         if prior_lc and _suppressed(page, prior_lc, suppression):
             continue
         display = ins.display_by_norm.get(normalize_alias(page.title)) or page.title or hit.slug.rsplit("/", 1)[-1]
-        out.append(Pointer(display, page.slug, source_id, synopsis(page), hit.arm, ARM_CONFIDENCE[hit.arm], hit.norm))
+        trust = admitted.get(hit.slug) if admitted is not None else None
+        out.append(Pointer(display, page.slug, source_id, synopsis(page), hit.arm, ARM_CONFIDENCE[hit.arm], hit.norm,
+                           trust))
     return out

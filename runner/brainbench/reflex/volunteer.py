@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from brainbench.brain.aliases import normalize_alias
+from brainbench.jsstring import WS, trim
 from brainbench.reflex.candidates import Candidate
 from brainbench.reflex.render import Pointer, Volunteered
 from brainbench.reflex.resolve import ARM_CONFIDENCE
 
+_WS_RUN = re.compile(WS + "+")
 MIN_CONFIDENCE = 0.70
 MAX_VOLUNTEERED = 3
 _ARM_TEXT = {
@@ -25,8 +28,14 @@ def volunteer(
     resolved: Sequence[Pointer],
     exclude_slugs: Sequence[str],
     window_len: int,
+    *,
+    fold_display: bool = False,
 ) -> list[Volunteered]:
-    """Gate the wide (10-pointer) resolution down to confident extras not already pointed at."""
+    """Gate the wide (10-pointer) resolution down to confident extras not already pointed at.
+
+    ``fold_display`` (gbrain 0.60): a display from brain content is folded to one line before
+    it reaches the rationale and the bullet, so a multi-line title cannot forge structure.
+    """
     by_norm = {normalize_alias(c.query): c for c in candidates}
     out: list[Volunteered] = []
     for p in resolved:
@@ -39,7 +48,8 @@ def volunteer(
         confidence = min(0.99, ARM_CONFIDENCE[p.arm] + boost)
         if confidence < MIN_CONFIDENCE:
             continue
-        rationale = f'{_ARM_TEXT[p.arm]} "{p.display}"'
+        display = trim(_WS_RUN.sub(" ", p.display)) if fold_display else p.display
+        rationale = f'{_ARM_TEXT[p.arm]} "{display}"'
         if cand is not None:
             if cand.occurrences >= 2:
                 rationale += f"; mentioned in {cand.occurrences} of last {window_len} turns"
@@ -47,5 +57,5 @@ def volunteer(
                 rationale += "; mentioned in the newest turn"
             if not cand.user_mention:
                 rationale += "; assistant-introduced"
-        out.append(Volunteered(p, confidence, rationale))
+        out.append(Volunteered(p, confidence, rationale, display if fold_display else ""))
     return out

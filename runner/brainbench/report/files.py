@@ -86,7 +86,7 @@ def append_ledger(path: Path, result: RunResult, exit_code: int, extra: dict[str
         "harness_sha": result.receipt.harness_sha,
         "fixtures_hash": result.receipt.fixtures_hash,
         "config": {"include_holdout": result.receipt.include_holdout, "llm": result.receipt.llm,
-                   "cmd_args": result.receipt.cmd_args},
+                   "behaviour": run.behaviour if run else None, "cmd_args": result.receipt.cmd_args},
         "complete": run.complete if run else True,
         "exit_code": exit_code,
         "seed_failures": len(result.seed_failures),
