@@ -2,7 +2,8 @@
 
 One real run (embedded Postgres, all three seams, holdout included) over the committed
 generated fixtures; assertions read the per-turn rows and cells. Budget effects only show
-here: openclaw keeps 3 pointers, codex 1 fragment, claude-code volunteers the rest.
+here: openclaw keeps 3 pointers and codex 1 fragment; claude-code volunteers the rest, and so does
+openclaw under gbrain 0.60's behaviour (its volunteer arm), the release this run follows.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         for p in src.glob("gen-*.json"):
             shutil.copy(p, dst / p.name)
     corpus = load_corpus(root / "fixtures", root / "gold")
-    config = RunConfig(fixtures_dir=root / "fixtures", gold_dir=root / "gold", include_holdout=True)
+    config = RunConfig(fixtures_dir=root / "fixtures", gold_dir=root / "gold", include_holdout=True,
+                       behaviour="0.60")
     try:
         result = run_benchmark(config, corpus).to_json_dict()
     except Exception as exc:  # the embedded server may be unavailable on this host
@@ -81,8 +83,9 @@ def test_kta_neg_stays_silent(run: dict, harness: str) -> None:
 
 def test_push_budget_overflow_shows_in_recall(run: dict) -> None:
     oc, cc, cx = (run["cells"][(h, "push")] for h in HARNESSES)
-    assert cx["metrics"]["push_recall"] < oc["metrics"]["push_recall"] < 1
-    assert cc["metrics"]["push_recall"] == 1  # the volunteer layer recovers the 4th entity
+    assert cx["metrics"]["push_recall"] < 1
+    # The volunteer layers (claude-code's, and openclaw's under 0.60) recover the 4th entity.
+    assert cc["metrics"]["push_recall"] == 1 == oc["metrics"]["push_recall"]
     for c in (oc, cc, cx):
         assert c["metrics"]["push_precision"] == 1
     for f in _of("push"):
@@ -90,7 +93,7 @@ def test_push_budget_overflow_shows_in_recall(run: dict) -> None:
         codex = run["rows"][("codex", f.fixture_id, 1, "push")]["injected_slugs"]
         openclaw = run["rows"][("openclaw", f.fixture_id, 1, "push")]["injected_slugs"]
         assert len(codex) == 1 and len(gold - set(codex)) >= 2
-        assert len(openclaw) == 3
+        assert len(openclaw) > 3  # 3 pointers, then what the volunteer arm adds
         for h in HARNESSES:
             assert run["rows"][(h, f.fixture_id, 3, "push")]["injected_slugs"] == []
 
