@@ -1,25 +1,34 @@
 """A whole benchmark run, composed in data-flow order: the orchestrator replays the corpus
-through the seams and hands each unit to the stages after it (write-back, then metrics,
-which build the result document).  The one place that knows every stage; the orchestrator
+through the seams and hands each unit to the stages after it (the reference diagnosis,
+write-back, then metrics, which build the result document).  The one place that knows every stage; the orchestrator
 itself imports none downstream of it (tests/test_import_layers.py).
 """
 
 from __future__ import annotations
 
-from brainbench.corpus.loader import Corpus
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from brainbench.corpus.loader import Corpus, LoadedFixture
+from brainbench.diagnosis import reference
 from brainbench.metrics.result import build_result
 from brainbench.models.config import RunConfig
 from brainbench.models.result import RunResult
 from brainbench.models.shard import ShardSpec
+from brainbench.models.trace import TurnTrace
 from brainbench.orchestrator import run as orchestrator
 from brainbench.orchestrator.run import Progress
 from brainbench.writeback.stage import WriteBackStage
 
 
 class RunStages(WriteBackStage):
-    """Write-back and continuity scoring (``WriteBackStage``) plus the result document."""
+    """The reference diagnosis, write-back and continuity scoring (``WriteBackStage``), the result document."""
 
     build_result = staticmethod(build_result)
+
+    def diagnose(self, conn: Any, item: LoadedFixture, traces: Sequence[TurnTrace],
+                 contexts: Mapping[int, str | None], slug_sources: Mapping[str, set[str]]) -> list[TurnTrace]:
+        return reference.diagnose_replay(conn, item, traces, contexts, slug_sources)
 
 
 def run_benchmark(config: RunConfig, corpus: Corpus, progress: Progress | None = None,

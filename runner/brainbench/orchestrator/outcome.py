@@ -25,7 +25,7 @@ class FixtureOutcome:
     write_back: WriteBackScore | None = None
     continuity: dict[str, ContinuityScore] = field(default_factory=dict)  # harness → score
     seed_failure: SeedFailure | None = None
-    # Evidence per turn (beside the result, never in it): see orchestrator/diagnose.py. Once the
+    # Evidence per turn (beside the result, never in it): see diagnosis/reference.py. Once the
     # unit is done, a handle on its lines in the run's spill file (orchestrator/spill.py).
     traces: Sequence[TurnTrace] = field(default_factory=list)
 

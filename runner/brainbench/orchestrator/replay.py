@@ -22,7 +22,7 @@ class SeamReplay:
     injected: set[str] = field(default_factory=set)
     # turn_id → the exact injected text (None = silence); for inspection and conformance tests.
     contexts: dict[int, str | None] = field(default_factory=dict)
-    # One evidence row per user turn; verdicts and reasons are added by orchestrator.diagnose.
+    # One evidence row per user turn; verdicts and reasons are added by the diagnosis stage (diagnosis/reference.py).
     traces: list[TurnTrace] = field(default_factory=list)
 
 

@@ -156,10 +156,9 @@ class Runner:
     async def _diagnose(self, conn: Any, item: LoadedFixture, replays: list[SeamReplay],
                         slug_sources: dict[str, set[str]]) -> list[TurnTrace]:
         # While the brain is still leased: the reference replays missed turns on this same brain.
-        from brainbench.orchestrator.diagnose import diagnose_replay
-
         def work() -> list[TurnTrace]:
-            return [t for r in replays for t in diagnose_replay(conn, item, r.traces, r.contexts, slug_sources)]
+            return [t for r in replays
+                    for t in self._stages.diagnose(conn, item, r.traces, r.contexts, slug_sources)]
 
         return await anyio.to_thread.run_sync(work)
 
