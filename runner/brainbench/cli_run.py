@@ -140,17 +140,15 @@ def execute(config: RunConfig) -> int:
 
 def _selection_problem(config: RunConfig, corpus) -> str | None:  # type: ignore[no-untyped-def]
     """Why ``--fixture`` cannot run as asked (a pattern that matches nothing is a typo, not a pass)."""
-    import difflib
-
+    from brainbench.corpus.names import unknown_fixture_hint
     from brainbench.orchestrator.selection import unmatched_patterns
 
     missing = unmatched_patterns(corpus, config.fixture_ids)
     if not missing:
         return None
     ids = [item.fixture_id for item in corpus.fixtures]
-    near = sorted({m for p in missing for m in difflib.get_close_matches(p, ids, n=3)})
-    return (f"--fixture {', '.join(missing)}: no such fixture in {config.fixtures_dir}"
-            + (f" (did you mean {', '.join(near)}?)" if near else " (`brainbench validate` lists the corpus)"))
+    return (f"--fixture {', '.join(missing)}: no such fixture in {config.fixtures_dir} "
+            f"({unknown_fixture_hint(missing, ids)})")
 
 
 def _run_and_report(config: RunConfig, corpus, shard=None) -> int:  # type: ignore[no-untyped-def]

@@ -20,8 +20,8 @@ _Project = Annotated[Path | None, typer.Option("--project", envvar="BRAINBENCH_P
 # `--out` named a directory here but a result file for `run`; renamed to --project.
 # Still accepted for one release (deprecated, hidden).
 _Out = Annotated[Path | None, typer.Option("--out", hidden=True, help="Deprecated spelling of --project.")]
-_Fix = Annotated[Path | None, typer.Option("--fixtures", help="Fixture dir (overrides --out).")]
-_Gold = Annotated[Path | None, typer.Option("--gold", help="Gold dir (overrides --out).")]
+_Fix = Annotated[Path | None, typer.Option("--fixtures", help="Fixture dir (default: PROJECT/fixtures).")]
+_Gold = Annotated[Path | None, typer.Option("--gold", help="Gold dir (default: PROJECT/gold).")]
 
 
 def _dirs(project: Path | None, out: Path | None, fixtures: Path | None, gold: Path | None) -> tuple[Path, Path]:
