@@ -86,7 +86,9 @@ class SeamProcess(abc.ABC):
 
     # The mode it actually runs in (a production image may not speak stream).
     mode: InvocationMode = "exec"
-    # Set by providers that run images: what the result records as the image's identity.
+    # Set by providers that run images: the reference the seam's image was started from, and what
+    # the result records as that image's identity.
+    image_ref: str | None = None
     image_digest: str | None = None
     # Superuser URL of a brain server of the seam's own (seed contract ``"server": "private"``),
     # reachable by the runner and by this seam alone; None when the seam uses the shared server.

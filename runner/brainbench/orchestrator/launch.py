@@ -30,6 +30,8 @@ class ActiveSeam:
     env: dict[str, str]
     # Set when the image seeds its own brain (seed contract, orchestrator/image_seed.py).
     brain: BrainContract | None = None
+    # The image swapped in behind the seam (--image, seams.toml); None for our own adapters.
+    production_image: str | None = None
 
 
 def provider_for(config: RunConfig, harness: str) -> str:
@@ -121,10 +123,14 @@ async def start_seam(config: RunConfig, providers: Providers, harness: str, work
     except BrainContractError as exc:
         await process.stop()
         raise ExecutorError(str(exc)) from None
-    info = SeamInfo(harness=harness, seam=kind, executor=executor.name, mode=process.mode, image=image,
-                    image_digest=process.image_digest, brain_contract=brain.version if brain else None)
+    # The image the seam ran (a production image, or our contract image under --executor docker): the
+    # scoreboard, the HTML report and `explain` name it with its digest.
+    info = SeamInfo(harness=harness, seam=kind, executor=executor.name, mode=process.mode,
+                    image=image or process.image_ref, image_digest=process.image_digest,
+                    brain_contract=brain.version if brain else None)
     timeout = (override.timeout_s if override and override.timeout_s else None) or config.timeout_s
-    return ActiveSeam(spec, process, info, timeout, dict(override.env) if override else {}, brain)
+    return ActiveSeam(spec, process, info, timeout, dict(override.env) if override else {}, brain,
+                      production_image=image)
 
 
 async def start_seams(config: RunConfig, providers: Providers, workroot: Path,

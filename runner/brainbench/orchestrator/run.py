@@ -150,7 +150,7 @@ class Runner:
             replays.append(await replay_fixture(item, seam.spec, seam.process, suites=suites, env=env,
                                                 workdir=workdir, timeout_s=seam.timeout_s,
                                                 slug_sources=slug_sources, keep=self.config.keep,
-                                                image=seam.info.image))
+                                                image=seam.production_image))
         return replays
 
     async def _diagnose(self, conn: Any, item: LoadedFixture, replays: list[SeamReplay],
