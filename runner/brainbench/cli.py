@@ -53,12 +53,16 @@ def validate(
     fixtures_hash must match the corpus.  ``--list`` prints one line per fixture
     (tab-separated: id, suites, ``holdout`` when it is one), the ids ``run --fixture`` takes.
     """
-    from brainbench.cli_run import EXIT_ERROR, check_ledger_hash, load_or_report
+    from brainbench.cli_run import EXIT_ERROR, check_ledger_hash, load_or_report, say_shipped, shipped_fallback
 
     root = project or Path.cwd()
-    corpus = load_or_report(fixtures or root / "fixtures", gold or root / "gold")
+    fixtures, gold = fixtures or root / "fixtures", gold or root / "gold"
+    shipped = shipped_fallback(root, fixtures, gold)
+    corpus = load_or_report(*(shipped or (fixtures, gold)))
     if corpus is None:
         raise typer.Exit(EXIT_ERROR)
+    if shipped is not None:
+        say_shipped(root, corpus, "validating")
     stale = check_ledger_hash(corpus)
     if stale:
         sys.stderr.write(stale + "\n")

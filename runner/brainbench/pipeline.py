@@ -17,6 +17,7 @@ from brainbench.models.result import RunResult
 from brainbench.models.shard import ShardSpec
 from brainbench.models.trace import TurnTrace
 from brainbench.orchestrator import run as orchestrator
+from brainbench.orchestrator.progress import RunEvents
 from brainbench.orchestrator.run import Progress
 from brainbench.writeback.stage import WriteBackStage
 
@@ -31,9 +32,9 @@ class RunStages(WriteBackStage):
         return reference.diagnose_replay(conn, item, traces, contexts, slug_sources)
 
 
-def run_benchmark(config: RunConfig, corpus: Corpus, progress: Progress | None = None,
+def run_benchmark(config: RunConfig, corpus: Corpus, events: RunEvents | None = None,
                   resume: RunResult | None = None, notify: Progress | None = None,
                   shard: ShardSpec | None = None) -> RunResult:
     """Run the benchmark; see :func:`brainbench.orchestrator.run.run_benchmark`."""
-    return orchestrator.run_benchmark(config, corpus, RunStages(config), progress, resume=resume, notify=notify,
+    return orchestrator.run_benchmark(config, corpus, RunStages(config), events, resume=resume, notify=notify,
                                       shard=shard)

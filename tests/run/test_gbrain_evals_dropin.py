@@ -100,6 +100,7 @@ def test_compare_result_validates_and_needs_no_committed_baseline(foreign_projec
 def test_a_failed_run_leaves_no_stale_out(tmp_path: Path) -> None:
     out = tmp_path / "result.json"
     out.write_text('{"receipt": {"result_schema_version": 1}, "cells": [], "seed_failures": []}')
+    (tmp_path / "fixtures").mkdir()  # half a project (no gold/): the run cannot start
     proc = subprocess.run([*BENCH, "eval", "brainbench", "--json", "--out", str(out)], cwd=tmp_path,
                           env=_stripped_env(), capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 2

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Literal
@@ -55,6 +55,9 @@ class RunContext:
     # (None: the network alias when the runner's URL is loopback, else the URL's host).
     brain_container: str | None = None
     container_db_host: str | None = None
+    # Told when a provider starts a set-up phase the run would otherwise wait on in silence
+    # (a seam's private brain server); one line of plain text.
+    notify: Callable[[str], None] | None = None
 
 
 @dataclass(frozen=True)

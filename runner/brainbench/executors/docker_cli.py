@@ -48,6 +48,11 @@ def cleanup(
         console.print(f"removed {what}")
     for err in brains.errors:
         console.print(f"  [red]{err}[/red]")
+    from .extras import docker_sdk_missing
+
+    if (missing := docker_sdk_missing("cleanup of containers and networks")) is not None:
+        console.print(missing, markup=False)
+        raise typer.Exit(2 if brains.errors else 0)
     try:
         api = DockerApi(docker_host)
     except DockerUnavailable as exc:

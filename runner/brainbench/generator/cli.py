@@ -51,6 +51,22 @@ def generate(
 
 
 @app.command()
+def init(directory: Annotated[Path, typer.Argument(help="Project directory to write (created if missing).")]
+         = Path(".")) -> None:
+    """Write the corpus shipped with brainbench (fixtures/, gold/, baselines/main.json) into a project."""
+    from brainbench.corpus.shipped import InitError, init_project
+
+    try:
+        root = init_project(directory)
+    except InitError as exc:
+        sys.stderr.write(f"brainbench corpus init: {exc}\n")
+        raise typer.Exit(2) from None
+    count = len(list((root / "fixtures").glob("*.fixture.json")))
+    typer.echo(f"wrote {count} fixtures, their gold and baselines/main.json into {root}")
+    typer.echo(f"next: cd {root} && brainbench run --compare baselines/main.json   # grade it and gate it")
+
+
+@app.command()
 def sample(
     fraction: Annotated[float, typer.Option(help="Share of fixtures per category.")] = 0.1,
     seed: Annotated[int, typer.Option(help="Sampling seed.")] = 1,
