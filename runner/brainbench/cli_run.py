@@ -293,9 +293,7 @@ def report_result(result, config: RunConfig,  # type: ignore[no-untyped-def]
     if result.seed_failures:
         code = max(code, EXIT_ERROR)
     if config.out is not None:
-        from brainbench.report.trace_file import write_trace
-
-        write_trace(config.out, result)
+        _write_trace(config, result)
         write_result(config.out, result)
     _report_artefacts(result, config)
     # Every run leaves one line in the project's .brainbench/ (gbrain keeps .gbrain-evals/), never
@@ -321,6 +319,17 @@ def report_result(result, config: RunConfig,  # type: ignore[no-untyped-def]
             sys.stdout.write(render_markdown(result, gate))
     sys.stdout.flush()
     return code
+
+
+def _write_trace(config: RunConfig, result) -> None:  # type: ignore[no-untyped-def]
+    from brainbench.models.config import TRACES_RELPATH
+    from brainbench.report.trace_file import prune_traces, write_trace
+
+    assert config.out is not None
+    path = config.trace_path()
+    write_trace(config.out, result, path)
+    if path is not None and path.parent == config.project / TRACES_RELPATH:
+        prune_traces(path.parent)
 
 
 def _report_artefacts(result, config: RunConfig) -> None:  # type: ignore[no-untyped-def]
@@ -382,9 +391,7 @@ def _report_interrupted(result, config: RunConfig) -> int:  # type: ignore[no-un
              f"{config.update_baseline_to} left untouched")
         code = EXIT_ERROR
     if config.out is not None:
-        from brainbench.report.trace_file import write_trace
-
-        write_trace(config.out, result)
+        _write_trace(config, result)
         write_result(config.out, result)
         _err(f"interrupted by {run.interrupted_by}: partial result ({len(run.completed_fixtures)} fixtures) "
              f"written to {config.out}; continue with --resume {config.out}")
