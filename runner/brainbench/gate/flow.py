@@ -19,6 +19,7 @@ from brainbench.gate.baseline import (
     canonical_baseline,
     parse_baseline,
     parse_baseline_text,
+    read_gate_file,
     write_baseline,
 )
 from brainbench.gate.compare import compare_baselines, exit_code_for, failed_items
@@ -221,12 +222,7 @@ def compare_side(path: Path, role: str) -> Baseline:
     from brainbench.models.result import RunResult
 
     where = f"--compare {role} {path}"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BaselineError(f"{where}: file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BaselineError(f"{where}: cannot read ({exc})") from None
+    text = read_gate_file(path, where)
     try:
         data = json.loads(text)
     except ValueError:
