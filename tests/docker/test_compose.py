@@ -117,3 +117,22 @@ def test_compose_run_and_down(compose_env: dict[str, str]) -> None:
     for rid in run_ids:
         assert _left("container", f"brainbench.run_id={rid}") == []
         assert _left("network", f"brainbench.run_id={rid}") == []
+
+
+def test_without_the_offline_bases_one_line_names_the_command_to_run_first(tmp_path: Path) -> None:
+    """An engine that has never built anything (a fresh second engine) and reaches no registry:
+    the README's command stops before compose starts, in one line, with nothing on stdout."""
+    if shutil.which("docker") is None:
+        pytest.skip("no docker CLI")
+    from second_engine import second_engine  # type: ignore[import-not-found]
+
+    with second_engine() as (host, _client):
+        env = {**{k: v for k, v in os.environ.items() if not k.startswith("BRAINBENCH_")},
+               "DOCKER_HOST": host, "BRAINBENCH_DOCKER_SOCKET": str(tmp_path / "unused.sock"),
+               "BRAINBENCH_TAG": "bbtest-ux", "COMPOSE_PROJECT_NAME": f"bbtest-ux-{uuid.uuid4().hex[:8]}"}
+        proc = _compose(env, "run", "--rm", "brainbench", timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        "scripts/compose: no offline base image brainbench/base:bookworm brainbench/postgres-base:bookworm on this "
+        "engine: run `bash scripts/build-images --offline` once first (it builds them from Debian's packages; "
+        "docs/CONTAINERS.md, \"Offline\")"], proc.stderr
