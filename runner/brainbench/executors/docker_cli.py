@@ -99,6 +99,8 @@ def images_build(
     = None,
     tag: Annotated[str, typer.Option("--tag")] = "latest",
     rebuild_base: Annotated[bool, typer.Option("--rebuild-base")] = False,
+    if_stale: Annotated[bool, typer.Option("--if-stale", help="Only images whose inputs changed (label "
+                                           "io.brainbench.inputs).")] = False,
 ) -> None:
     """Build the seam, orchestrator and Postgres images (scripts/build-images)."""
     root = _repo_root()
@@ -107,6 +109,8 @@ def images_build(
         argv.append("--offline")
     if rebuild_base:
         argv.append("--rebuild-base")
+    if if_stale:
+        argv.append("--if-stale")
     if only:
         argv += ["--only", only]
     env = dict(os.environ)
