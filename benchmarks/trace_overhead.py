@@ -23,8 +23,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 def measure(rounds: int = 3) -> dict[str, Any]:
     from brainbench.corpus.loader import load_corpus
+    from brainbench.diagnosis import reference as diagnose
     from brainbench.models.config import RunConfig
-    from brainbench.orchestrator import diagnose
     from brainbench.pipeline import run_benchmark
     from brainbench.report.html import write_report
     from brainbench.report.trace_file import write_trace

@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("executors",),  # run hook programs: local process, docker
     ("harnesses",),  # what the runner knows about each harness: registry, grading, injected text
     ("orchestrator",),
+    ("diagnosis",),  # the reference replay of missed turns, handed to the orchestrator as a stage
     ("writeback",),
     ("metrics",),
     ("report",),
@@ -37,6 +38,15 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 # Empty: the orchestrator receives its downstream stages (orchestrator/stages.py) from
 # brainbench.pipeline, and the result document is built in metrics/.
 KNOWN_BACK_EDGES: dict[tuple[str, str], str] = {}
+
+# Imports that the order allows but the design does not: (importer package, imported package) → why.
+# The orchestrator knows the seams only by what crosses the wire, so it takes nothing from the seams'
+# side of it: the reference reflex reaches it as a stage (diagnosis/, composed by brainbench.pipeline),
+# and the transcript files it writes are harness knowledge (harnesses/transcripts.py).
+FORBIDDEN: dict[tuple[str, str], str] = {
+    ("orchestrator", "reflex"): "the reference reflex is the diagnosis stage's (diagnosis/reference.py)",
+    ("orchestrator", "hooks"): "transcript formats are harness knowledge (harnesses/transcripts.py)",
+}
 
 
 def _layer_of(module: str) -> int:
@@ -114,6 +124,33 @@ def test_no_import_back_up_the_flow() -> None:
     unexpected = {edge: where for edge, where in back_edges().items() if edge not in KNOWN_BACK_EDGES}
     assert not unexpected, "imports back up the data flow:\n" + "\n".join(
         line for where in unexpected.values() for line in where)
+
+
+def forbidden_edges(root: Path = PACKAGE) -> list[str]:
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        importer = _module_name(path, root).split(".")
+        for line, target in _imports(path, root):
+            edge = (importer[1] if len(importer) > 1 else "", ([*target.split("."), ""])[1])
+            if edge in FORBIDDEN:
+                found.append(f"{path.relative_to(root.parent)}:{line} {target}: {FORBIDDEN[edge]}")
+    return found
+
+
+def test_the_orchestrator_stays_on_its_side_of_the_wire() -> None:
+    found = forbidden_edges()
+    assert not found, "imports across the wire:\n" + "\n".join(found)
+
+
+def test_the_checker_sees_imports_across_the_wire(tmp_path: Path) -> None:
+    root = tmp_path / "brainbench"
+    (root / "orchestrator").mkdir(parents=True)
+    (root / "orchestrator" / "probe.py").write_text(
+        "def f():\n    from brainbench.hooks.transcripts import HistoryItem\n"
+        "from brainbench.reflex import resolve\nfrom brainbench.harnesses import transcripts\n", encoding="utf-8")
+    found = forbidden_edges(root)
+    assert [line.split(" ")[0] for line in found] == ["brainbench/orchestrator/probe.py:2",
+                                                      "brainbench/orchestrator/probe.py:3"]
 
 
 def test_known_back_edges_still_exist() -> None:

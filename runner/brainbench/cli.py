@@ -44,18 +44,25 @@ def validate(
                                                   help="Fixture directory (default: PROJECT/fixtures).")] = None,
     gold: Annotated[Path | None, typer.Option(envvar="BRAINBENCH_GOLD", show_envvar=True,
                                               help="Sealed gold directory (default: PROJECT/gold).")] = None,
+    list_ids: Annotated[bool, typer.Option("--list", help="Also list every fixture: id, suites, holdout.")]
+    = False,
 ) -> None:
     """Validate a corpus and print its fixtures_hash; every problem is listed, one per line.
 
     When the corpus has a generator ledger (fixtures/_ledger.json), its recorded
-    fixtures_hash must match the corpus.
+    fixtures_hash must match the corpus.  ``--list`` prints one line per fixture
+    (tab-separated: id, suites, ``holdout`` when it is one), the ids ``run --fixture`` takes.
     """
-    from brainbench.cli_run import EXIT_ERROR, check_ledger_hash, load_or_report
+    from brainbench.cli_run import EXIT_ERROR, check_ledger_hash, load_or_report, say_shipped, shipped_fallback
 
     root = project or Path.cwd()
-    corpus = load_or_report(fixtures or root / "fixtures", gold or root / "gold")
+    fixtures, gold = fixtures or root / "fixtures", gold or root / "gold"
+    shipped = shipped_fallback(root, fixtures, gold)
+    corpus = load_or_report(*(shipped or (fixtures, gold)))
     if corpus is None:
         raise typer.Exit(EXIT_ERROR)
+    if shipped is not None:
+        say_shipped(root, corpus, "validating")
     stale = check_ledger_hash(corpus)
     if stale:
         sys.stderr.write(stale + "\n")
@@ -63,6 +70,10 @@ def validate(
     holdout = sum(1 for f in corpus.fixtures if f.fixture.is_holdout)
     typer.echo(f"ok: {len(corpus.fixtures)} fixtures ({holdout} holdout), {len(corpus.pairs)} continuity pairs")
     typer.echo(f"fixtures_hash {corpus.fixtures_hash}")
+    if list_ids:
+        for item in corpus.fixtures:
+            holdout = "\tholdout" if item.fixture.is_holdout else ""
+            typer.echo(f"{item.fixture_id}\t{','.join(item.fixture.suites)}{holdout}")
 
 
 @schema_app.command("export")

@@ -8,6 +8,7 @@ line; every diagnostic goes to stderr.
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,8 @@ from pydantic import ValidationError
 from brainbench.models.config import OptionsError, RunConfig
 
 EXIT_OK, EXIT_REGRESSION, EXIT_ERROR = 0, 1, 2
+# When the command started (this module is imported by `run` itself): the clock of its progress lines.
+STARTED = time.monotonic()
 
 
 def _err(message: str) -> None:
@@ -42,6 +45,25 @@ def load_or_report(fixtures: Path, gold: Path):  # type: ignore[no-untyped-def]
         for problem in exc.problems:
             _err(f"  {problem}")
         return None
+
+
+def shipped_fallback(project: Path, fixtures: Path, gold: Path) -> tuple[Path, Path] | None:
+    """The shipped corpus's (fixtures, gold) when the defaults name a project that holds neither
+    (an installed `brainbench run` in an empty directory); None when the project has a corpus, or
+    either directory was named on purpose."""
+    if fixtures != project / "fixtures" or gold != project / "gold" or fixtures.exists() or gold.exists():
+        return None
+    from brainbench.corpus.shipped import shipped_corpus
+
+    root = shipped_corpus()
+    return (root / "fixtures", root / "gold") if root is not None else None
+
+
+def say_shipped(project: Path, corpus, doing: str = "grading") -> None:  # type: ignore[no-untyped-def]
+    from brainbench.corpus.shipped import describe
+
+    _err(f"no fixtures/ or gold/ in {project}: {doing} {describe(len(corpus.fixtures), corpus.fixtures_hash)}; "
+         "`brainbench corpus init DIR` copies it, with its baseline, into a project of your own")
 
 
 def check_ledger_hash(corpus) -> str | None:  # type: ignore[no-untyped-def]
@@ -116,6 +138,9 @@ def execute(config: RunConfig) -> int:
     except OptionsError as exc:
         _err(f"brainbench run: {exc}")
         return EXIT_ERROR
+    if (missing := _missing_extra(config)) is not None:
+        _err(f"brainbench run: {missing}")
+        return EXIT_ERROR
     if config.out is not None and config.out != config.resume:
         # A run that fails before writing must not leave an earlier result looking like its own.
         config.out.unlink(missing_ok=True)
@@ -136,10 +161,17 @@ def execute(config: RunConfig) -> int:
         except OSError as exc:
             _err(f"brainbench run: --fresh-corpus: cannot write the generated corpus: {exc.strerror or exc}")
             return EXIT_ERROR
+    if fresh is None and (shipped := shipped_fallback(config.project, config.fixtures_dir,
+                                                      config.gold_dir)) is not None:
+        config = config.model_copy(update={"fixtures_dir": shipped[0], "gold_dir": shipped[1]})
+    else:
+        shipped = None
     try:
         corpus = load_or_report(config.fixtures_dir, config.gold_dir)
         if corpus is None:
             return EXIT_ERROR
+        if shipped is not None:
+            say_shipped(config.project, corpus)
         if not corpus.fixtures:
             _err(f"no fixtures found in {config.fixtures_dir} — refusing a vacuous pass")
             return EXIT_ERROR
@@ -195,19 +227,29 @@ def _keep_seed(config: RunConfig, fresh, commitment: str, fixtures_hash: str) ->
     return True
 
 
+def _missing_extra(config: RunConfig) -> str | None:
+    """The extra to install when a seam needs the Docker SDK and this install has none."""
+    from brainbench.executors.extras import docker_sdk_missing
+    from brainbench.orchestrator.launch import provider_for
+
+    docker = [h for h in config.harnesses if provider_for(config, h) == "docker"]
+    if not docker:
+        return None
+    why = "--executor docker" if config.executor == "docker" else f"--image for {', '.join(docker)}"
+    return docker_sdk_missing(why)
+
+
 def _selection_problem(config: RunConfig, corpus) -> str | None:  # type: ignore[no-untyped-def]
     """Why ``--fixture`` cannot run as asked (a pattern that matches nothing is a typo, not a pass)."""
-    import difflib
-
+    from brainbench.corpus.names import unknown_fixture_hint
     from brainbench.orchestrator.selection import unmatched_patterns
 
     missing = unmatched_patterns(corpus, config.fixture_ids)
     if not missing:
         return None
     ids = [item.fixture_id for item in corpus.fixtures]
-    near = sorted({m for p in missing for m in difflib.get_close_matches(p, ids, n=3)})
-    return (f"--fixture {', '.join(missing)}: no such fixture in {config.fixtures_dir}"
-            + (f" (did you mean {', '.join(near)}?)" if near else " (`brainbench validate` lists the corpus)"))
+    return (f"--fixture {', '.join(missing)}: no such fixture in {config.fixtures_dir} "
+            f"({unknown_fixture_hint(missing, ids)})")
 
 
 def _run_and_report(config: RunConfig, corpus, shard=None, fresh=None) -> int:  # type: ignore[no-untyped-def]
@@ -219,9 +261,10 @@ def _run_and_report(config: RunConfig, corpus, shard=None, fresh=None) -> int:  
     if runner.full_plan.is_empty:
         _err("filters matched zero fixtures — refusing a vacuous pass")
         return EXIT_ERROR
-    total = len(runner.plan.regular) + len(runner.plan.pairs)
+    total = runner.fixture_count
     if shard is not None:
-        _err(f"shard {shard}: {total} of {len(runner.full_plan.regular) + len(runner.full_plan.pairs)} units")
+        whole = len(runner.full_plan.regular) + 2 * len(runner.full_plan.pairs)
+        _err(f"shard {shard}: {total} of {whole} fixtures")
     previous = None
     if config.resume is not None:
         try:
@@ -230,8 +273,8 @@ def _run_and_report(config: RunConfig, corpus, shard=None, fresh=None) -> int:  
             _err(f"brainbench run: {exc}")
             return EXIT_ERROR
     try:
-        with progress_reporter(total, enabled=not config.quiet, tty=sys.stderr.isatty()) as advance:
-            result = run_benchmark(config, corpus, advance, resume=previous, notify=_err, shard=shard)
+        with progress_reporter(total, enabled=not config.quiet, tty=sys.stderr.isatty(), started=STARTED) as tally:
+            result = run_benchmark(config, corpus, tally, resume=previous, notify=_err, shard=shard)
     except RUN_FAILURES as exc:
         partial = getattr(exc, "partial", None)
         if partial is not None:
@@ -253,11 +296,41 @@ def _run_and_report(config: RunConfig, corpus, shard=None, fresh=None) -> int:  
     result.meta.fresh_corpus = fresh
     run_info = result.meta.run
     if run_info is not None and not run_info.complete:
-        return _report_interrupted(result, config)
+        code = _report_interrupted(result, config)
+        _closing_line(config, tally, result, code)
+        return code
     if not result.cells and not result.seed_failures and shard is None:
         _err("filters matched zero fixtures — refusing a vacuous pass")
         return EXIT_ERROR
-    return report_result(result, config)
+    code = report_result(result, config)
+    _closing_line(config, tally, result, code)
+    return code
+
+
+def _verdict(result, code: int) -> str:  # type: ignore[no-untyped-def]
+    run = result.meta.run
+    if run is not None and not run.complete:
+        return f"INTERRUPTED by {run.interrupted_by} (partial numbers)"
+    problems = [f"{n} {what}" for n, what in ((len(result.meta.faults), "seam fault(s)"),
+                                              (len(result.seed_failures), "seed failure(s)")) if n]
+    outcome = result.meta.compare
+    if outcome is not None:
+        verdict = f"gate {outcome.verdict.upper()} ({outcome.mode})"
+    elif problems:
+        verdict = "INVALID"
+    else:
+        verdict = "clean, not gated (no --compare)"
+    return verdict + (f", {', '.join(problems)}" if problems else "")
+
+
+def _closing_line(config: RunConfig, tally, result, code: int) -> None:  # type: ignore[no-untyped-def]
+    """One line to end on: verdict and exit code, where the result went, how long it took, what it did."""
+    if config.quiet:
+        return
+    where = str(config.out) if config.out is not None else "stdout (--json)" if config.json_out else \
+        "not written (no --out)"
+    _err(f"brainbench: {_verdict(result, code)}, exit {code} · result {where} · {tally.elapsed_s:.1f} s · "
+         f"{tally.counts()}")
 
 
 def report_result(result, config: RunConfig,  # type: ignore[no-untyped-def]
@@ -282,9 +355,7 @@ def report_result(result, config: RunConfig,  # type: ignore[no-untyped-def]
     if result.seed_failures:
         code = max(code, EXIT_ERROR)
     if config.out is not None:
-        from brainbench.report.trace_file import write_trace
-
-        write_trace(config.out, result)
+        _write_trace(config, result)
         write_result(config.out, result)
     _report_artefacts(result, config)
     # Every run leaves one line in the project's .brainbench/ (gbrain keeps .gbrain-evals/), never
@@ -310,6 +381,17 @@ def report_result(result, config: RunConfig,  # type: ignore[no-untyped-def]
             sys.stdout.write(render_markdown(result, gate))
     sys.stdout.flush()
     return code
+
+
+def _write_trace(config: RunConfig, result) -> None:  # type: ignore[no-untyped-def]
+    from brainbench.models.config import TRACES_RELPATH
+    from brainbench.report.trace_file import prune_traces, write_trace
+
+    assert config.out is not None
+    path = config.trace_path()
+    write_trace(config.out, result, path)
+    if path is not None and path.parent == config.project / TRACES_RELPATH:
+        prune_traces(path.parent)
 
 
 def _report_artefacts(result, config: RunConfig) -> None:  # type: ignore[no-untyped-def]
@@ -373,9 +455,7 @@ def _report_interrupted(result, config: RunConfig) -> int:  # type: ignore[no-un
              f"{config.update_baseline_to} left untouched")
         code = EXIT_ERROR
     if config.out is not None:
-        from brainbench.report.trace_file import write_trace
-
-        write_trace(config.out, result)
+        _write_trace(config, result)
         write_result(config.out, result)
         _err(f"interrupted by {run.interrupted_by}: partial result ({len(run.completed_fixtures)} fixtures) "
              f"written to {config.out}; continue with --resume {config.out}")

@@ -8,7 +8,6 @@ hand (README "Hooks by hand", docs/HOOK_AUTHORS.md).
 from __future__ import annotations
 
 import contextlib
-import difflib
 import json
 import os
 import shlex
@@ -84,6 +83,7 @@ def serve(
     from brainbench.brain.serve import served_brain
     from brainbench.brain.server import ServerError, open_server
     from brainbench.cli_run import load_or_report
+    from brainbench.corpus.names import unknown_fixture_hint
 
     corpus = load_or_report(fixtures, gold)
     if corpus is None:
@@ -91,9 +91,8 @@ def serve(
     by_id = {item.fixture_id: item for item in corpus.fixtures}
     item = by_id.get(fixture_id)
     if item is None:
-        near = difflib.get_close_matches(fixture_id, list(by_id), n=3)
-        _err(f"brainbench brain serve: no fixture {fixture_id!r} in {fixtures}"
-             + (f"; did you mean {', '.join(near)}?" if near else "; `brainbench validate` lists the corpus"))
+        _err(f"brainbench brain serve: no fixture {fixture_id!r} in {fixtures}; "
+             f"{unknown_fixture_hint([fixture_id], list(by_id))}")
         raise typer.Exit(2)
     fx = item.fixture
     # SIGTERM must unwind like Ctrl-C so the database and the embedded server go away.
@@ -144,15 +143,15 @@ def seed_document_cmd(
     from brainbench.brain.seed_document import seed_document
     from brainbench.brain.seeding import SeedError
     from brainbench.cli_run import load_or_report
+    from brainbench.corpus.names import unknown_fixture_hint
 
     corpus = load_or_report(fixtures, gold)
     if corpus is None:
         raise typer.Exit(2)
     by_id = {item.fixture_id: item for item in corpus.fixtures}
     if fixture_id not in by_id:
-        near = difflib.get_close_matches(fixture_id, list(by_id), n=3)
-        _err(f"brainbench brain seed-document: no fixture {fixture_id!r} in {fixtures}"
-             + (f"; did you mean {', '.join(near)}?" if near else "; `brainbench validate` lists the corpus"))
+        _err(f"brainbench brain seed-document: no fixture {fixture_id!r} in {fixtures}; "
+             f"{unknown_fixture_hint([fixture_id], list(by_id))}")
         raise typer.Exit(2)
     try:
         document = seed_document(by_id[fixture_id].fixture)

@@ -327,7 +327,9 @@ def test_clean_docker_baseline(runs: dict[str, Run]) -> None:
     base = runs["baseline"]
     assert base.proc.returncode == 0, base.proc.stderr[-3000:]
     assert base.doc["_meta"]["faults"] == []
-    assert {s["image"] for s in base.doc["_meta"]["run"]["seams"]} == {None}
+    # Our own adapter images, named (with their digests) as what was graded; none swapped in.
+    seams = base.doc["_meta"]["run"]["seams"]
+    assert all(s["image"] == f"brainbench/{s['harness']}:latest" and s["image_digest"] for s in seams), seams
 
 
 def test_every_fault_class_in_one_docker_run(runs: dict[str, Run], prompts: dict[Turn, str]) -> None:

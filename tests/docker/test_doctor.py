@@ -13,6 +13,7 @@ import pytest
 from image_build import build_image  # type: ignore[import-not-found]
 from reference_corpus import copy_reference_corpus  # type: ignore[import-not-found]
 
+REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_IMAGE = "brainbench/example-shell-recall:latest"
 SHELL_BASES = ("brainbench/example-base:bookworm", "brainbench/base:bookworm")
 
@@ -77,6 +78,28 @@ def test_doctor_grades_with_the_run_rules(docker_client: Any) -> None:
     assert "the run would grade this `blocked`" in proc.stdout
     assert "policy says no" in proc.stdout
     assert "io.brainbench.contract-version='2', but this BrainBench speaks contract 1" in proc.stdout
+
+
+def test_a_hook_that_failed_is_not_passed_as_silence(example_image: str, docker_client: Any) -> None:
+    """The worked example with its prompt clip taken out: psql gets the whole prompt as one argument,
+    which fails over Linux's 128 KiB limit; fail-open, the hook exits 0 in silence.  That is a
+    failure (stderr says so), where the example itself (clipped) answers the 1 MiB prompt."""
+    hook = (REPO / "harness_images" / "examples" / "shell-recall" / "hook.sh").read_text()
+    assert "\nMAX_PROMPT=8192\n" in hook
+    unclipped = _build(docker_client, "bbtest-dropin-argv:1",
+                       f"FROM {example_image}\nCOPY hook /usr/local/bin/shell-recall\n",
+                       {"hook": hook.replace("\nMAX_PROMPT=8192\n", "\nMAX_PROMPT=100000000\n").encode()})
+    proc = _bench("doctor", "--image", unclipped)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if "oversize prompt (1 MiB) (exec)" in x)
+    assert "FAIL" in line and "it failed rather than found nothing" in line, proc.stdout
+    flat = " ".join(proc.stdout.split())
+    assert "read it from stdin" in flat.replace("│ ", "")
+    assert "Argument list too long" in proc.stdout  # the hook's own stderr, shown under the check
+    clipped = _bench("doctor", "--image", example_image)
+    assert clipped.returncode == 0, clipped.stdout + clipped.stderr
+    line = next(x for x in clipped.stdout.splitlines() if "oversize prompt (1 MiB) (exec)" in x)
+    assert "PASS" in line and "context" in line, clipped.stdout
 
 
 def test_stream_without_an_answer_fails_fast_with_what_to_do(example_image: str) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -267,9 +268,16 @@ def test_a_private_server_seam_runs_a_superuser_init_and_is_graded(
     (tmp_path / "shared").mkdir()
     (tmp_path / "private").mkdir()
     _, shared = _run(corpus, tmp_path / "shared", "--image", f"claude-code={memo_image}", *picks)
-    proc, result = _run(corpus, tmp_path / "private", "--image", f"claude-code={super_memo_image}", *picks)
+    proc, result = _run(corpus, tmp_path / "private", "--image", f"claude-code={super_memo_image}", *picks,
+                        "--no-quiet")
 
     assert proc.returncode == 0, proc.stderr[-3000:]
+    # Progress names each set-up step of an image-seeded seam as it starts, then counts its seeds.
+    for phase in (f"seam claude-code: starting a private brain server for image {super_memo_image}",
+                  f"seam claude-code: building the brain template of image {super_memo_image}",
+                  f"seam claude-code: running init of image {super_memo_image}"):
+        assert phase in proc.stderr, proc.stderr
+    assert re.search(r"seeded [0-9]+/[0-9]+ image brains, replayed", proc.stderr), proc.stderr
     assert result.seed_failures == [] and result.meta.faults == []
     seam = next(s for s in result.meta.run.seams if s.harness == "claude-code")  # type: ignore[union-attr]
     assert (seam.seam, seam.brain_contract) == ("production", 1)

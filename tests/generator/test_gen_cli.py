@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -79,3 +81,14 @@ def test_cli_import_stays_light() -> None:
             "if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert out.stdout.strip() == "[]"
+
+
+def test_help_names_no_removed_option() -> None:
+    """``--out`` (a directory here, a result file for `run`) was replaced by --project: help must not send
+    anyone to it."""
+    env = {**os.environ, "COLUMNS": "200"}
+    for command in ("generate", "sample", "check-labels"):
+        proc = subprocess.run([sys.executable, "-m", "brainbench.cli", "corpus", command, "--help"], cwd=REPO,
+                              env=env, capture_output=True, text=True, timeout=60, check=True)
+        assert not re.search(r"--out\b(?!put)", proc.stdout), proc.stdout
+        assert "--project" in proc.stdout

@@ -1,20 +1,25 @@
-"""The README's commands from the installed wheel, in a project outside the checkout.
+"""The README's commands from the installed wheel, in a project outside the checkout and in an empty directory.
 
 ``scripts/build-dist`` builds the wheel and sdist exactly as a release would; the wheel
-goes into a fresh virtualenv (its dependencies are borrowed from the test venv through a
-``.pth`` line, so no index is needed), and every default must then resolve from the
-working directory — never from where the package happens to be installed.
+goes into a fresh virtualenv without extras (its dependencies are borrowed from the test
+venv through a ``.pth`` line, so no index is needed; the Docker SDK, the `docker` extra,
+is left out), and every default must then resolve from the working directory — never from
+where the package happens to be installed.  Where the directory holds no corpus, the
+corpus the wheel carries is graded, and the run says so.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import sysconfig
 import tarfile
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,7 +36,7 @@ def _sh(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None =
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
     root = tmp_path_factory.mktemp("wheel")
     dist = root / "dist"
     built = _sh("bash", REPO / "scripts" / "build-dist", dist, env={**os.environ, "PYTHON": sys.executable})
@@ -47,13 +52,22 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     pip = _sh(sys.executable, "-m", "pip", "--python", py, "install", "--quiet", "--no-deps", "--no-index", wheel)
     assert pip.returncode == 0, pip.stderr
     site = Path(_sh(py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip())
-    # Dependencies only: a plain path line, so the test venv's editable brainbench finder is not loaded.
-    (site / "zz-test-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # Dependencies only, as a plain path line (so the test venv's editable brainbench finder is not
+    # loaded), minus the Docker SDK: this is an install without the `docker` extra.
+    # Outside pytest's 0700 temp dirs: the embedded server runs as an unprivileged user when we are root,
+    # and it must reach its binaries through these links.
+    deps = Path(tempfile.mkdtemp(prefix="bbtest-wheel-deps-"))
+    deps.chmod(0o755)
+    for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
+        if not re.match(r"(?i)(docker|brainbench|__editable__|_brainbench|.*\.pth$)", entry.name):
+            (deps / entry.name).symlink_to(entry)
+    (site / "zz-test-deps.pth").write_text(f"{deps}\n")
     project = root / "project"
     project.mkdir()
     for name in ("fixtures", "gold"):
         shutil.copytree(REPO / name, project / name)
-    return venv, project
+    yield venv, project
+    shutil.rmtree(deps, ignore_errors=True)
 
 
 def _env() -> dict[str, str]:
@@ -92,9 +106,66 @@ def test_readme_commands_from_a_project_outside_the_checkout(installed: tuple[Pa
     assert (project / ".brainbench" / "brainbench-ledger.jsonl").is_file()
     schemas = _sh(bench, "schema", "export", "schemas", cwd=project, env=_env())
     assert schemas.returncode == 0 and (project / "schemas" / "result.schema.json").is_file(), schemas.stderr
-    # Outside any project, the defaults do not silently fall back to the package's own corpus.
-    elsewhere = project.parent / "empty"
-    elsewhere.mkdir()
-    missing = _sh(bench, "run", cwd=elsewhere, env=_env())
+    # Half a project (gold/ without fixtures/) is an error naming the missing directory, never a fallback.
+    half = project.parent / "half"
+    (half / "gold").mkdir(parents=True)
+    missing = _sh(bench, "run", cwd=half, env=_env())
     assert missing.returncode == 2
-    assert len(missing.stderr.strip().splitlines()) == 2, missing.stderr  # one line per missing directory
+    assert missing.stderr.startswith(f"--fixtures {half / 'fixtures'}: no such directory"), missing.stderr
+
+
+def test_an_empty_directory_grades_the_shipped_corpus_and_says_so(installed: tuple[Path, Path]) -> None:
+    venv, project = installed
+    bench = venv / "bin" / "brainbench"
+    empty = project.parent / "empty"
+    empty.mkdir()
+    ledger = json.loads((REPO / "fixtures" / "_ledger.json").read_text())
+    run = _sh(bench, "run", "--out", "result.json", cwd=empty, env=_env())
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.startswith("# BrainBench scoreboard")
+    first = run.stderr.splitlines()[0]
+    assert first == (f"no fixtures/ or gold/ in {empty}: grading the corpus shipped with brainbench 0.1.0 "
+                     f"(142 fixtures, fixtures_hash {ledger['fixtures_hash'][:12]}…); `brainbench corpus init DIR` "
+                     "copies it, with its baseline, into a project of your own")
+    doc = json.loads((empty / "result.json").read_text())
+    assert doc["receipt"]["fixtures_hash"] == ledger["fixtures_hash"] and doc["seed_failures"] == []
+    # The closing line: verdict, where the result went, how long it took.
+    last = run.stderr.strip().splitlines()[-1]
+    assert re.fullmatch(r"brainbench: clean, not gated \(no --compare\), exit 0 · result result\.json · "
+                        r"[0-9.]+ s · replayed 122/122 fixtures, [0-9,]+ hook calls", last), last
+    # ... and `corpus init` makes it a project of the user's own, gated by the shipped baseline.
+    init = _sh(bench, "corpus", "init", "mine", cwd=empty, env=_env())
+    assert init.returncode == 0, init.stderr
+    mine = empty / "mine"
+    assert (mine / "baselines" / "main.json").read_bytes() == (REPO / "baselines" / "main.json").read_bytes()
+    gated = _sh(bench, "run", "--compare", "baselines/main.json", "--quiet", cwd=mine, env=_env())
+    assert gated.returncode == 0, gated.stderr[-3000:]
+    assert "## Gate: PASS (same-hash)" in gated.stdout and "shipped" not in gated.stderr
+    again = _sh(bench, "corpus", "init", "mine", cwd=empty, env=_env())
+    assert again.returncode == 2
+    assert again.stderr == f"brainbench corpus init: {Path('mine') / 'fixtures'}: already exists; " \
+                           "`corpus init` writes a corpus only where there is none\n"
+
+
+def test_a_missing_extra_is_named(installed: tuple[Path, Path]) -> None:
+    venv, project = installed
+    bench = venv / "bin" / "brainbench"
+    extra = "pip install 'brainbench[docker]'"
+    for args in (("run", "--executor", "docker"), ("run", "--image", "codex=some/hook:1"),
+                 ("doctor", "--image", "some/hook:1")):
+        proc = _sh(bench, *args, cwd=project, env=_env())
+        assert proc.returncode == 2, (args, proc.stderr)
+        [line] = proc.stderr.strip().splitlines()
+        assert line.endswith(f"needs the Docker SDK, which this install lacks (the `docker` extra): {extra}"), line
+        assert "Docker engine" not in line
+
+
+def test_the_readme_install_line_installs_what_build_dist_built(installed: tuple[Path, Path]) -> None:
+    readme = (REPO / "README.md").read_text()
+    [line] = re.findall(r"^pip install '(dist/[^']+)'", readme, re.M)
+    wheel = line.removesuffix("[docker]")
+    built = sorted(p.name for p in (installed[0].parent / "dist").glob("*.whl"))
+    assert built == [Path(wheel).name], (built, line)
+    dry = _sh(sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--no-index", "--quiet",
+              str(installed[0].parent / line), cwd=REPO)
+    assert dry.returncode == 0, dry.stderr

@@ -64,6 +64,9 @@ def test_two_clicks_from_the_scoreboard_to_the_reason(page: tuple[Any, list[str]
     # Plots are drawn by the vendored Chart.js, offline.
     assert tab.evaluate("typeof Chart") == "function"
     assert tab.locator("canvas#plot-latency").is_visible()
+    # The header says what was graded and the gate verdict (this run had no --compare).
+    assert tab.locator("#gate").inner_text() == "Gate: not gated (the run had no --compare BASELINE)"
+    assert tab.locator(".graded").inner_text() == "Seams: local processes, no images"
     tab.screenshot(path=str(artefact_dir() / "scoreboard.png"), full_page=True)
     cell = tab.get_by_role("link", name=re.compile(r"^codex\/push: [1-9][0-9]* of [0-9]+ gold items failed$"))
     cell.click()  # click 1: the failing cell

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from brainbench.diagnosis.reference import POLICIES, _Reference, policies, verdicts_for
 from brainbench.models.corpus import TurnGold
 from brainbench.models.trace import ReferencePick, TurnTrace
-from brainbench.orchestrator.diagnose import POLICIES, _Reference, policies, verdicts_for
 
 
 def trace(gold: dict[str, Any], injected: list[str], **extra: Any) -> TurnTrace:

@@ -54,6 +54,20 @@ def test_a_typo_is_an_error_with_a_suggestion(corpus: tuple[Path, Path]) -> None
     assert "did you mean kta-001-deal-recall?" in proc.stderr
 
 
+def test_an_unknown_id_points_at_a_command_that_lists_the_ids(corpus: tuple[Path, Path]) -> None:
+    proc, _ = _run(corpus, "--fixture", "zzz-nothing-like-it")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().endswith("(`brainbench validate --list` lists the fixture ids)"), proc.stderr
+    # ... and that command does list them, one per line, with suites and the holdout mark.
+    listed = subprocess.run([sys.executable, "-m", "brainbench.cli", "validate", "--fixtures", str(corpus[0]),
+                             "--gold", str(corpus[1]), "--list"], capture_output=True, text=True, timeout=120,
+                            check=False)
+    assert listed.returncode == 0, listed.stderr
+    rows = [line.split("\t") for line in listed.stdout.splitlines()[2:]]
+    assert sorted(r[0] for r in rows) == sorted(IDS)
+    assert ["kta-001-deal-recall", "know-to-ask,push"] in rows
+
+
 def test_the_gate_refuses_a_partial_run(corpus: tuple[Path, Path], tmp_path: Path) -> None:
     full, _ = _run(corpus, "--update-baseline-to", str(tmp_path / "base.json"))
     assert full.returncode == 0, full.stderr

@@ -100,6 +100,7 @@ def test_compare_result_validates_and_needs_no_committed_baseline(foreign_projec
 def test_a_failed_run_leaves_no_stale_out(tmp_path: Path) -> None:
     out = tmp_path / "result.json"
     out.write_text('{"receipt": {"result_schema_version": 1}, "cells": [], "seed_failures": []}')
+    (tmp_path / "fixtures").mkdir()  # half a project (no gold/): the run cannot start
     proc = subprocess.run([*BENCH, "eval", "brainbench", "--json", "--out", str(out)], cwd=tmp_path,
                           env=_stripped_env(), capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 2
@@ -117,3 +118,27 @@ def test_results_written_before_the_move_still_read() -> None:
     result = RunResult.model_validate(doc)
     assert result.meta.compare is not None and result.meta.compare.verdict == "pass"
     assert "compare" not in result.to_json_dict() and result.to_json_dict()["_meta"]["compare"]["verdict"] == "pass"
+
+
+def test_the_trace_goes_where_asked_and_never_beside_a_json_out(foreign_project: Path, tmp_path: Path) -> None:
+    """A --json run's caller owns the directory of --out (gbrain-evals renames its nonced result): the trace
+    goes to --trace FILE when given, else into the project's .brainbench/traces/, newest 10 kept."""
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    common = [*BENCH, "eval", "brainbench", "--harness", "codex", "--suite", "know-to-ask", "--json", "--quiet"]
+    asked = tmp_path / "elsewhere" / "t.jsonl"
+    proc = subprocess.run([*common, "--out", str(reports / "a.json"), "--trace", str(asked)], cwd=foreign_project,
+                          env=_stripped_env(), capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((reports / "a.json").read_text())["_meta"]["trace"]["path"] == str(asked) and asked.is_file()
+    traces = foreign_project / ".brainbench" / "traces"
+    traces.mkdir(parents=True)
+    for n in range(12):  # older traces of earlier runs
+        (traces / f"old-{n}.trace.jsonl").write_text("")
+        os.utime(traces / f"old-{n}.trace.jsonl", (n, n))
+    proc = subprocess.run([*common, "--out", str(reports / "b.json")], cwd=foreign_project, env=_stripped_env(),
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in reports.iterdir()) == ["a.json", "b.json"]
+    kept = sorted(p.name for p in traces.iterdir())
+    assert len(kept) == 10 and "b.trace.jsonl" in kept and "old-0.trace.jsonl" not in kept, kept

@@ -24,6 +24,12 @@ Status = Literal["pass", "fail", "warn", "info"]
 MODES: tuple[InvocationMode, ...] = ("exec", "stream")
 LABEL_CONTRACT = "io.brainbench.contract-version"
 STDERR_TAIL_CHARS = 600
+# Checks whose prompt names the sample page (its title or its alias "acme"): silence there is only
+# an answer when the hook says nothing else, since a fail-open hook that failed is silent too.
+PROMPT_CASES = ("unknown keys", "oversize prompt (1 MiB)")
+ARGV_LIMIT_HINT = ("a prompt passed as a command-line argument fails over Linux's 128 KiB limit per argument "
+                   "(E2BIG, \"Argument list too long\"): read it from stdin, or clip it first "
+                   "(docs/HOOK_AUTHORS.md, section 1)")
 
 
 @dataclass(frozen=True)
@@ -300,6 +306,8 @@ async def _check_calls(report: DoctorReport, proc: Any, mode: InvocationMode, ha
                 got = ", ".join(slugs) or ("silence" if not graded.context else "context without any slug marker")
                 problem = (f"expected `{sample.EXPECTED_SLUG}` (the prompt names its title, \"Acme Example\") "
                            f"as a ``→ `slug` `` marker in additionalContext; got {got}")
+        elif name in PROMPT_CASES and not graded.context and outcome.stderr.strip():
+            problem = failed_silence(name, outcome)
         if problem:
             report.results.append(CheckResult(label, "fail", problem, _tail(outcome)))
             if outcome.timed_out and mode == "stream":
@@ -307,12 +315,24 @@ async def _check_calls(report: DoctorReport, proc: Any, mode: InvocationMode, ha
             continue
         if "oversize" not in name:
             latencies.append(outcome.duration_ms)
-        what = "silence" if not graded.context else f"context, {len(graded.context)} chars"
+        what = "silence, nothing on stderr" if not graded.context else f"context, {len(graded.context)} chars"
         report.results.append(CheckResult(label, "pass", f"exit {outcome.exit_code}, {what}, "
                                           f"{outcome.duration_ms:.0f} ms"))
     if latencies:
         report.results.append(CheckResult(f"latency ({mode})", "info",
                                           f"median {statistics.median(latencies):.0f} ms over {len(latencies)} calls"))
+
+
+def failed_silence(name: str, outcome: HookOutcome) -> str:
+    """Why an exit-0 silence that left words on stderr is a failure, not an answer.
+
+    A harness cannot tell a hook that failed and exited 0 (fail-open) from one that found
+    nothing: both inject nothing.  Doctor can: the prompt names a page, and the hook spoke up.
+    """
+    text = outcome.stderr.decode("utf-8", "replace")
+    hint = ARGV_LIMIT_HINT if "argument list too long" in text.lower() or "oversize" in name else ""
+    return (f"exit {outcome.exit_code} and silence, but the hook wrote to stderr: it failed rather than found "
+            "nothing (a run scores both as a miss)" + (f"; {hint}" if hint else ""))
 
 
 async def _check_timeout(report: DoctorReport, proc: Any, env: Mapping[str, str]) -> None:

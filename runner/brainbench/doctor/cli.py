@@ -48,6 +48,11 @@ def doctor(
     if harness not in ("claude-code", "codex", "openclaw"):
         raise typer.BadParameter("must be claude-code, codex or openclaw", param_hint="--harness")
     call_env = _parse_env(env)
+    from brainbench.executors.extras import docker_sdk_missing
+
+    if (missing := docker_sdk_missing("doctor")) is not None:
+        sys.stderr.write(f"brainbench doctor: could not check {image}: {missing}\n")
+        raise typer.Exit(2)
     report = anyio.run(lambda: run_doctor(
         image, command=(command,) if command else (), mode=mode, env=call_env,  # type: ignore[arg-type]
         timeout_s=timeout or DEFAULT_TIMEOUT_S, harness=harness, database_url=database_url, docker_host=docker_host))  # type: ignore[arg-type]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Literal
@@ -55,6 +55,9 @@ class RunContext:
     # (None: the network alias when the runner's URL is loopback, else the URL's host).
     brain_container: str | None = None
     container_db_host: str | None = None
+    # Told when a provider starts a set-up phase the run would otherwise wait on in silence
+    # (a seam's private brain server); one line of plain text.
+    notify: Callable[[str], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,9 @@ class SeamProcess(abc.ABC):
 
     # The mode it actually runs in (a production image may not speak stream).
     mode: InvocationMode = "exec"
-    # Set by providers that run images: what the result records as the image's identity.
+    # Set by providers that run images: the reference the seam's image was started from, and what
+    # the result records as that image's identity.
+    image_ref: str | None = None
     image_digest: str | None = None
     # Superuser URL of a brain server of the seam's own (seed contract ``"server": "private"``),
     # reachable by the runner and by this seam alone; None when the seam uses the shared server.

@@ -48,6 +48,11 @@ def cleanup(
         console.print(f"removed {what}")
     for err in brains.errors:
         console.print(f"  [red]{err}[/red]")
+    from .extras import docker_sdk_missing
+
+    if (missing := docker_sdk_missing("cleanup of containers and networks")) is not None:
+        console.print(missing, markup=False)
+        raise typer.Exit(2 if brains.errors else 0)
     try:
         api = DockerApi(docker_host)
     except DockerUnavailable as exc:
@@ -94,6 +99,8 @@ def images_build(
     = None,
     tag: Annotated[str, typer.Option("--tag")] = "latest",
     rebuild_base: Annotated[bool, typer.Option("--rebuild-base")] = False,
+    if_stale: Annotated[bool, typer.Option("--if-stale", help="Only images whose inputs changed (label "
+                                           "io.brainbench.inputs).")] = False,
 ) -> None:
     """Build the seam, orchestrator and Postgres images (scripts/build-images)."""
     root = _repo_root()
@@ -102,6 +109,8 @@ def images_build(
         argv.append("--offline")
     if rebuild_base:
         argv.append("--rebuild-base")
+    if if_stale:
+        argv.append("--if-stale")
     if only:
         argv += ["--only", only]
     env = dict(os.environ)

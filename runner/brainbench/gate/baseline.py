@@ -26,6 +26,7 @@ __all__ = [
     "cell_key",
     "parse_baseline",
     "parse_baseline_text",
+    "read_gate_file",
     "serialize_baseline",
     "write_baseline",
 ]
@@ -155,13 +156,17 @@ def parse_baseline_text(text: str, source: str) -> Baseline:
         raise BaselineError(f"baseline {source}: invalid baseline: {problems}") from None
 
 
+def read_gate_file(path: Path, where: str) -> str:
+    """The text of a file the gate reads; :class:`BaselineError` starting with ``where`` if it cannot."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BaselineError(f"{where}: file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BaselineError(f"{where}: cannot read ({exc})") from None
+
+
 def parse_baseline(path: Path | str) -> Baseline:
     """Read and validate a baseline file, raising :class:`BaselineError` naming it."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BaselineError(f"baseline {p}: file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BaselineError(f"baseline {p}: cannot read ({exc})") from None
-    return parse_baseline_text(text, str(p))
+    return parse_baseline_text(read_gate_file(p, f"baseline {p}"), str(p))

@@ -18,6 +18,8 @@ from brainbench.gate.baseline import (
     BaselineError,
     canonical_baseline,
     parse_baseline,
+    parse_baseline_text,
+    read_gate_file,
     write_baseline,
 )
 from brainbench.gate.compare import compare_baselines, exit_code_for, failed_items
@@ -208,18 +210,57 @@ def _warn_if_justification_needed(report: GateReport, baseline: Baseline, refere
         )
 
 
+def compare_side(path: Path, role: str) -> Baseline:
+    """One file of ``--compare BASE CURRENT`` as a baseline; a run result (``--out``) stands for its own.
+
+    Errors name the argument (BASE or CURRENT) and the file, so a result given where a
+    baseline belongs is never reported as the *other* file's fault.
+    """
+    import json
+
+    from pydantic import ValidationError
+
+    from brainbench.models.result import RunResult
+
+    where = f"--compare {role} {path}"
+    text = read_gate_file(path, where)
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if not (isinstance(data, dict) and "receipt" in data and "schema_version" not in data):
+        try:
+            return parse_baseline_text(text, str(path))
+        except BaselineError as exc:
+            raise BaselineError(f"{where}: not a baseline: {str(exc).split(': ', 1)[-1]}") from None
+    try:
+        result = RunResult.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise BaselineError(f"{where}: a run result that cannot be read: "
+                            f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
+    run = result.meta.run
+    if run is not None and (not run.complete or run.fixture_selection):
+        why = "is incomplete" if not run.complete else f"covers only --fixture {' '.join(run.fixture_selection or [])}"
+        raise BaselineError(f"{where}: a run result that {why}; a baseline covers the whole corpus")
+    harnesses = list(run.harnesses) if run and run.harnesses else sorted({c.harness for c in result.cells})
+    suites = list(run.suites) if run and run.suites else sorted({c.suite for c in result.cells})
+    return canonical_baseline(result, harnesses=harnesses, suites=suites)
+
+
 def compare_files(base: Path, current: Path, *, allow_regression: str | None = None,
                   ci: bool = False) -> GateReport:
     """``--compare BASE CURRENT``: pure file-vs-file, no run, no committed-baseline check.
 
+    Either file may be a baseline or a run result (its canonical baseline is compared).
     The CLI prints :func:`outcome_json` of ``report.outcome`` on stdout.
     """
     report = GateReport()
     if allow_regression is not None and ci:
         return report.fail("--allow-regression is a local escape hatch and is refused when CI is set")
     try:
-        main = parse_baseline(base)
-        cur = parse_baseline(current)
+        main = compare_side(base, "BASE")
+        cur = compare_side(current, "CURRENT")
     except BaselineError as exc:
         return report.fail(f"compare failed: {exc}")
     outcome = compare_baselines(cur, main, allow_regression=allow_regression)

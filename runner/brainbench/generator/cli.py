@@ -21,8 +21,8 @@ _Project = Annotated[Path | None, typer.Option("--project", envvar="BRAINBENCH_P
 # `--out` named a directory here but a result file for `run`; renamed to --project.
 # Still accepted for one release (deprecated, hidden).
 _Out = Annotated[Path | None, typer.Option("--out", hidden=True, help="Deprecated spelling of --project.")]
-_Fix = Annotated[Path | None, typer.Option("--fixtures", help="Fixture dir (overrides --out).")]
-_Gold = Annotated[Path | None, typer.Option("--gold", help="Gold dir (overrides --out).")]
+_Fix = Annotated[Path | None, typer.Option("--fixtures", help="Fixture dir (default: PROJECT/fixtures).")]
+_Gold = Annotated[Path | None, typer.Option("--gold", help="Gold dir (default: PROJECT/gold).")]
 
 
 def _dirs(project: Path | None, out: Path | None, fixtures: Path | None, gold: Path | None) -> tuple[Path, Path]:
@@ -59,6 +59,22 @@ def generate(
     typer.echo(f"generated {len(corpus.fixtures)} fixtures (seed {seed}, holdout {ledger['holdout']}, "
                f"gold turns {ledger['gold_turns']}) into {fixtures_dir} and {gold_dir}")
     typer.echo(f"fixtures_hash {ledger['fixtures_hash']}")
+
+
+@app.command()
+def init(directory: Annotated[Path, typer.Argument(help="Project directory to write (created if missing).")]
+         = Path(".")) -> None:
+    """Write the corpus shipped with brainbench (fixtures/, gold/, baselines/main.json) into a project."""
+    from brainbench.corpus.shipped import InitError, init_project
+
+    try:
+        root = init_project(directory)
+    except InitError as exc:
+        sys.stderr.write(f"brainbench corpus init: {exc}\n")
+        raise typer.Exit(2) from None
+    count = len(list((root / "fixtures").glob("*.fixture.json")))
+    typer.echo(f"wrote {count} fixtures, their gold and baselines/main.json into {root}")
+    typer.echo(f"next: cd {root} && brainbench run --compare baselines/main.json   # grade it and gate it")
 
 
 @app.command()

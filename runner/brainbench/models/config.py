@@ -29,6 +29,7 @@ from brainbench.models.trust import TRUST_SUITES
 
 DEFAULT_TIMEOUT_S = 30.0
 LEDGER_RELPATH = Path(".brainbench") / "brainbench-ledger.jsonl"
+TRACES_RELPATH = Path(".brainbench") / "traces"
 BASELINE_RELPATH = Path("baselines") / "main.json"
 ENV_PREFIX = "BRAINBENCH_"
 
@@ -205,6 +206,8 @@ class RunConfig(BaseModel):
     # --- outputs -----------------------------------------------------------------------
     out: Path | None = option(None, "Write the pretty result JSON to this file (atomically).")
     json_out: bool = option(False, "Result JSON on stdout (one line).", flag="--json")
+    trace: Path | None = option(None, "Write the per-turn trace here (default: beside --out; with --json, in "
+                                      "PROJECT/.brainbench/traces/, where the newest 10 are kept).")
     fmt: Literal["auto", "markdown", "table"] = option("auto", "Scoreboard: auto, markdown or table.",
                                                        flag="--format", cli_type="str")
     ledger: Path | None = option(None, "Append a run line here (default: PROJECT/.brainbench/brainbench-ledger.jsonl).")
@@ -358,6 +361,16 @@ class RunConfig(BaseModel):
     def behaviour_from(self) -> Path | None:
         """The committed baseline the behaviour was taken from; None when given or the newest."""
         return self._behaviour_from
+
+    def trace_path(self) -> Path | None:
+        """Where this run's trace goes (None: nowhere, without --out): --trace, else beside --out, except
+        for a --json run, whose caller owns the directory of --out: the project's .brainbench/traces/."""
+        if self.trace is not None:
+            return self.trace
+        if self.out is None:
+            return None
+        name = f"{self.out.stem}.trace.jsonl"
+        return self.project / TRACES_RELPATH / name if self.json_out else self.out.with_name(name)
 
     def limits(self) -> ResourceLimits:
         """The per-seam resource limits these options ask for (handed to providers in RunContext)."""

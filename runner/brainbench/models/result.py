@@ -136,7 +136,8 @@ class RunInfo(_Model):
 class TraceInfo(_Model):
     """``_meta.trace``: where the per-turn evidence (``models.trace.TurnTrace`` rows) of this result lives."""
 
-    path: str | None = Field(default=None, description="Trace JSON lines, relative to the result file.")
+    path: str | None = Field(default=None, description="Trace JSON lines: a name beside the result file, or an "
+                                                       "absolute path.")
     sha256: str | None = None
     rows: int = Field(default=0, ge=0)
     context_cap: int = 0

@@ -16,10 +16,11 @@ from brainbench.executors.retry import INFRA_RETRY
 from brainbench.harnesses.grading import Graded, grade
 from brainbench.harnesses.injected import estimate_tokens, slugs_in_text
 from brainbench.harnesses.registry import SeamSpec
-from brainbench.hooks.transcripts import HistoryItem, claude_transcript_lines, codex_rollout_lines, write_lines
+from brainbench.harnesses.transcripts import claude_transcript_lines, codex_rollout_lines, write_lines
 from brainbench.jsjson import stringify
 from brainbench.jsstring import trim, without_lone_surrogates
 from brainbench.models.corpus import PublicTurn
+from brainbench.models.history import HistoryItem
 from brainbench.models.hook_io import HookCall, HookOutcome
 
 # Attempts of a call whose outcome is an infrastructure fault (the run's one policy).

@@ -15,7 +15,7 @@ server's superuser; the run's shared server never sees them.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import anyio
@@ -77,8 +77,9 @@ async def run_step(process: SeamProcess, argv: Sequence[str], stdin: bytes, env:
     return failure_of(outcome, timeout_s), outcome
 
 
-async def prepare_seeded_seams(seams: Mapping[str, ActiveSeam], dbs: BrainDatabases) -> dict[str, SeededSeam]:
-    """Template and ``init`` of every image-seeded seam, once per run.
+async def prepare_seeded_seams(seams: Mapping[str, ActiveSeam], dbs: BrainDatabases,
+                               phase: Callable[[str], None] | None = None) -> dict[str, SeededSeam]:
+    """Template and ``init`` of every image-seeded seam, once per run (``phase`` hears each step start).
 
     A missing extension stops the run (``ExtensionMissing``, one line); a failing ``init``
     does not: every fixture of that seam becomes a seed failure, the other seams are graded.
@@ -92,8 +93,12 @@ async def prepare_seeded_seams(seams: Mapping[str, ActiveSeam], dbs: BrainDataba
         brains = ImageSeededBrains(brain_server(dbs, harness, image, contract, active.process), harness, image,
                                    contract.extensions, superuser=contract.server == "private")
         seam = seeded[harness] = SeededSeam(harness, active, contract, brains)
+        say = phase or (lambda _line: None)
+        say(f"seam {harness}: building the brain template of image {image}"
+            + (f" (extensions {', '.join(contract.extensions)})" if contract.extensions else ""))
         url = await anyio.to_thread.run_sync(brains.prepare_template)
         if contract.init:
+            say(f"seam {harness}: running init of image {image} ({' '.join(contract.init)})")
             failure, _ = await run_step(active.process, contract.init, b"", {"BRAINBENCH_DATABASE_URL": url},
                                         contract.init_timeout_s)
             if failure:

@@ -9,6 +9,8 @@ in one run.  A production image runs in stream mode only if it declares it (labe
 from __future__ import annotations
 
 import contextlib
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +32,8 @@ class ActiveSeam:
     env: dict[str, str]
     # Set when the image seeds its own brain (seed contract, orchestrator/image_seed.py).
     brain: BrainContract | None = None
+    # The image swapped in behind the seam (--image, seams.toml); None for our own adapters.
+    production_image: str | None = None
 
 
 def provider_for(config: RunConfig, harness: str) -> str:
@@ -50,11 +54,11 @@ def remote_docker(config: RunConfig) -> bool:
 
 
 def run_context(config: RunConfig, run_id: str, database_url: str | None, work_root: Path | None,
-                pool_size: int) -> RunContext:
+                pool_size: int, phase: Callable[[str], None] | None = None) -> RunContext:
     """What every provider of this run is given once, at ``prepare``: the options' one way in."""
     return RunContext(run_id=run_id, database_url=database_url, work_root=work_root, pool_size=pool_size,
                       limits=config.limits(), brain_container=config.brain_container,
-                      container_db_host=config.container_db_host)
+                      container_db_host=config.container_db_host, notify=phase)
 
 
 def make_executor(kind: str, config: RunConfig, pool_size: int) -> Executor:
@@ -84,6 +88,8 @@ class Providers:
         kinds = sorted({provider_for(self.config, h) for h in self.config.harnesses})
         for kind in kinds:
             self.executors[kind] = make_executor(kind, self.config, self.context.pool_size)
+            if kind != "local" and self.context.notify is not None:
+                self.context.notify(f"preparing the {kind} executor (dead runs' leftovers swept, the run's network)")
         async with anyio.create_task_group() as tg:
             for executor in self.executors.values():
                 tg.start_soon(executor.prepare, self.context)
@@ -121,20 +127,30 @@ async def start_seam(config: RunConfig, providers: Providers, harness: str, work
     except BrainContractError as exc:
         await process.stop()
         raise ExecutorError(str(exc)) from None
-    info = SeamInfo(harness=harness, seam=kind, executor=executor.name, mode=process.mode, image=image,
-                    image_digest=process.image_digest, brain_contract=brain.version if brain else None)
+    # The image the seam ran (a production image, or our contract image under --executor docker): the
+    # scoreboard, the HTML report and `explain` name it with its digest.
+    info = SeamInfo(harness=harness, seam=kind, executor=executor.name, mode=process.mode,
+                    image=image or process.image_ref, image_digest=process.image_digest,
+                    brain_contract=brain.version if brain else None)
     timeout = (override.timeout_s if override and override.timeout_s else None) or config.timeout_s
-    return ActiveSeam(spec, process, info, timeout, dict(override.env) if override else {}, brain)
+    return ActiveSeam(spec, process, info, timeout, dict(override.env) if override else {}, brain,
+                      production_image=image)
 
 
 async def start_seams(config: RunConfig, providers: Providers, workroot: Path,
-                      started: dict[str, ActiveSeam]) -> None:
-    """Start every seam at once (their start-up is mostly imports); ``started`` keeps harness order."""
+                      started: dict[str, ActiveSeam], phase: Callable[[str], None] | None = None) -> None:
+    """Start every seam at once (their start-up is mostly imports); ``started`` keeps harness order.
+    ``phase`` hears each seam start and come up."""
     harnesses = list(dict.fromkeys(config.harnesses))
     ready: dict[str, ActiveSeam] = {}
+    say = phase or (lambda _line: None)
 
     async def one(harness: str) -> None:
-        ready[harness] = await start_seam(config, providers, harness, workroot)
+        begun = time.monotonic()
+        say(f"starting seam {harness} ({provider_for(config, harness)})")
+        seam = ready[harness] = await start_seam(config, providers, harness, workroot)
+        what = f"{seam.info.executor}, {seam.info.mode}" + (f", {seam.info.image}" if seam.info.image else "")
+        say(f"seam {harness} up ({what}) in {time.monotonic() - begun:.1f} s")
 
     try:
         async with anyio.create_task_group() as tg:

@@ -25,7 +25,8 @@ class FixtureOutcome:
     write_back: WriteBackScore | None = None
     continuity: dict[str, ContinuityScore] = field(default_factory=dict)  # harness → score
     seed_failure: SeedFailure | None = None
-    # Evidence per turn (beside the result, never in it): see orchestrator/diagnose.py. Once the
+    calls: int = 0  # hook calls made for it (this run's, for progress; not in the result)
+    # Evidence per turn (beside the result, never in it): see diagnosis/reference.py. Once the
     # unit is done, a handle on its lines in the run's spill file (orchestrator/spill.py).
     traces: Sequence[TurnTrace] = field(default_factory=list)
 

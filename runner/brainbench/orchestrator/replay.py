@@ -22,8 +22,9 @@ class SeamReplay:
     injected: set[str] = field(default_factory=set)
     # turn_id → the exact injected text (None = silence); for inspection and conformance tests.
     contexts: dict[int, str | None] = field(default_factory=dict)
-    # One evidence row per user turn; verdicts and reasons are added by orchestrator.diagnose.
+    # One evidence row per user turn; verdicts and reasons are added by the diagnosis stage (diagnosis/reference.py).
     traces: list[TurnTrace] = field(default_factory=list)
+    calls: int = 0  # hook calls made, SessionStart included
 
 
 def cross_source(slugs: Sequence[str], slug_sources: Mapping[str, set[str]], active: str) -> list[str]:
@@ -76,6 +77,7 @@ async def replay_fixture(
                 cross_source_slugs=leaked,
                 latency_ms=round(result.latency_ms * 1000) / 1000,
             ))
+    out.calls = conv.calls
     return out
 
 

@@ -48,6 +48,7 @@ from brainbench.models.trace import CONTEXT_CAP, TurnTrace
 from brainbench.orchestrator.image_seed import SeededSeam, prepare_seeded_seams, seeded_brains
 from brainbench.orchestrator.launch import ActiveSeam, Providers, remote_docker, run_context, start_seams
 from brainbench.orchestrator.outcome import FixtureOutcome, key_records, resumed_outcomes, utc_iso
+from brainbench.orchestrator.progress import RunEvents, Silent
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
 from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
 from brainbench.orchestrator.shard import config_fingerprint, pair_key, plan_keys, shard_plan
@@ -57,6 +58,7 @@ from brainbench.ownership import sweep_lock_files
 from brainbench.scratch_owner import OWNER_FILE, RUN_PREFIX, owned_scratch_dir, sweep_run_dirs
 from brainbench.version import source_revision
 
+# One-line diagnostics (the jobs chosen, warnings) go to a ``notify(line)`` callable.
 Progress = Callable[[str], None]
 # A dead runner's lock file outlives it this long, so sweepers in other pid namespaces can
 # still prove its leftovers dead; `brainbench cleanup` removes it at once.
@@ -102,12 +104,12 @@ class Runner:
     """Replays the plan through the seams; what comes after (write-back, the result) is ``stages``'
     (None: a runner that only plans, as ``brainbench run`` uses one to count the work)."""
 
-    def __init__(self, config: RunConfig, corpus: Corpus, progress: Progress | None = None,
+    def __init__(self, config: RunConfig, corpus: Corpus, events: RunEvents | None = None,
                  shard: ShardSpec | None = None, stages: Stages | None = None) -> None:
         self.config = config
         self.stages = stages
         self.corpus = corpus
-        self.progress = progress or (lambda _: None)
+        self.events: RunEvents = events or Silent()
         self.run_id = uuid.uuid4().hex[:10]
         self.full_plan: Plan = plan_run(corpus, config)
         self.shard = shard
@@ -123,6 +125,14 @@ class Runner:
         self.interrupted_by: str | None = None
         self.work_root: Path | None = None
         self.concurrency: Concurrency | None = None  # chosen by run_benchmark against the server
+        # Image seeds (seed contract): done and expected, for the progress lines.
+        self.seeds_done = 0
+        self.seeds_total = 0
+
+    @property
+    def fixture_count(self) -> int:
+        """Corpus fixtures this run replays: a continuity pair is two (its writer and its reader)."""
+        return len(self.plan.regular) + 2 * len(self.plan.pairs)
 
     @property
     def jobs(self) -> int:
@@ -156,17 +166,15 @@ class Runner:
             replays.append(await replay_fixture(item, seam.spec, seam.process, suites=suites, env=env,
                                                 workdir=workdir, timeout_s=seam.timeout_s,
                                                 slug_sources=slug_sources, keep=self.config.keep,
-                                                image=seam.info.image))
+                                                image=seam.production_image))
         return replays
 
     async def _diagnose(self, conn: Any, item: LoadedFixture, replays: list[SeamReplay],
                         slug_sources: dict[str, set[str]]) -> list[TurnTrace]:
         # While the brain is still leased: the reference replays missed turns on this same brain.
-        from brainbench.orchestrator.diagnose import diagnose_replay
-
         def work() -> list[TurnTrace]:
             return [t for r in replays
-                    for t in diagnose_replay(conn, item, r.traces, r.contexts, slug_sources, self.behaviour)]
+                    for t in self._stages.diagnose(conn, item, r.traces, r.contexts, slug_sources)]
 
         return await anyio.to_thread.run_sync(work)
 
@@ -185,6 +193,9 @@ class Runner:
         suites = retrieval_suites(item, self.config)
         if suites:
             async with seeded_brains(self.seeded, item.fixture) as (image_urls, failures):
+                if self.seeded:
+                    self.seeds_done += len(self.seeded)
+                    self.events.seeded(self.seeds_done, self.seeds_total)
                 # A seam whose image failed to seed this fixture is not replayed on it.
                 harnesses = [h for h in self.seams if h not in self.seeded or h in image_urls]
                 replays = await self._replay_all(item, suites, brain, workroot, item.fixture_id,
@@ -194,6 +205,7 @@ class Runner:
             for replay in replays:
                 out.rows += replay.rows
                 out.faults += replay.faults
+                out.calls += replay.calls
             out.traces += await self._diagnose(conn, item, replays, report.slug_sources)
         if wants_write_back(item, self.config):
             out.write_back = await anyio.to_thread.run_sync(self._stages.write_back, conn, item)
@@ -239,6 +251,7 @@ class Runner:
         for harness, replay in zip(harnesses, replays, strict=True):
             out.rows += replay.rows
             out.faults += replay.faults
+            out.calls += replay.calls
             out.continuity[harness] = await anyio.to_thread.run_sync(
                 self._stages.score_continuity, conn, pair.reader, replay.injected)
         out.traces += await self._diagnose(conn, pair.reader, replays, slug_sources)
@@ -256,11 +269,12 @@ class Runner:
         # Warm stream processes per seam: bounded by cores, not jobs (brain/budget.py counts them).
         # The URL only tells providers where the server is (socket or host); hooks never get it.
         providers = Providers(self.config, run_context(self.config, self.run_id, server.database_url("postgres"),
-                                                       workroot, warm_workers(self.jobs)))
+                                                       workroot, warm_workers(self.jobs), self.events.phase))
         try:
             # Leftover databases of runs that died on this host (SIGKILL, power loss).
             # Databases and seam processes are independent until the first hook call.
             async def prepare_brains() -> None:
+                self.events.phase("building the brain template (dead runs' databases swept, schema migrated)")
                 try:
                     await anyio.to_thread.run_sync(sweep_databases, server)
                     await anyio.to_thread.run_sync(sweep_run_dirs)
@@ -271,28 +285,31 @@ class Runner:
 
             async def prepare_seams() -> None:
                 await providers.prepare()
-                await start_seams(self.config, providers, workroot, self.seams)
+                await start_seams(self.config, providers, workroot, self.seams, self.events.phase)
 
             async with anyio.create_task_group() as start_up:
                 start_up.start_soon(prepare_brains)
                 start_up.start_soon(prepare_seams)
-            self.seeded = await prepare_seeded_seams(self.seams, dbs)
+            self.seeded = await prepare_seeded_seams(self.seams, dbs, self.events.phase)
             limiter = anyio.CapacityLimiter(self.jobs)
+            todo = [i for i in self.plan.regular if i.fixture_id not in self.outcomes]
+            pairs = [p for p in self.plan.pairs if pair_key(p.pair_id) not in self.outcomes]
+            self.seeds_total = len(self.seeded) * sum(1 for i in todo if retrieval_suites(i, self.config))
+            self.events.phase(f"replaying {len(todo) + 2 * len(pairs)} fixtures through "
+                              f"{', '.join(self.seams)} ({self.jobs} at a time)")
 
             async def one(key: str, work: Callable[[], Any]) -> None:
                 async with limiter:
                     outcome = await work()
                     outcome.traces = self.spill.keep(outcome.traces)
                     self.outcomes[key] = outcome
-                    self.progress(key)
+                    self.events.unit_done(key, 2 if key.startswith("pair:") else 1, outcome.calls)
 
             async with anyio.create_task_group() as tg:
-                for item in self.plan.regular:
-                    if item.fixture_id not in self.outcomes:
-                        tg.start_soon(one, item.fixture_id, lambda i=item: self._regular(i, dbs, workroot))
-                for pair in self.plan.pairs:
-                    if pair_key(pair.pair_id) not in self.outcomes:
-                        tg.start_soon(one, pair_key(pair.pair_id), lambda p=pair: self._pair(p, dbs, workroot))
+                for item in todo:
+                    tg.start_soon(one, item.fixture_id, lambda i=item: self._regular(i, dbs, workroot))
+                for pair in pairs:
+                    tg.start_soon(one, pair_key(pair.pair_id), lambda p=pair: self._pair(p, dbs, workroot))
         finally:
             with anyio.CancelScope(shield=True):
                 for seam in self.seams.values():
@@ -389,18 +406,21 @@ def _open_budgeted(config: RunConfig, runner: Runner, notify: Progress) -> Postg
         # A remote engine cannot reach the embedded server's socket: the brain runs there.
         from brainbench.executors.docker.remote_brain import RemoteBrain, describe
 
+        runner.events.phase("starting the brain server on the remote Docker engine")
         brain = RemoteBrain(runner.run_id, max_connections=runner.concurrency.server_max_connections)
         notify(describe(brain))
         return brain
+    runner.events.phase("starting the embedded brain server (PostgreSQL, Unix socket only)")
     return open_server(None, max_connections=runner.concurrency.server_max_connections)
 
 
-def run_benchmark(config: RunConfig, corpus: Corpus, stages: Stages, progress: Progress | None = None,
+def run_benchmark(config: RunConfig, corpus: Corpus, stages: Stages, events: RunEvents | None = None,
                   resume: RunResult | None = None, notify: Progress | None = None,
                   shard: ShardSpec | None = None) -> RunResult:
     """Run the benchmark with its downstream ``stages`` (``brainbench.pipeline`` composes them);
-    ``notify`` receives the one-line diagnostics (the jobs chosen, warnings)."""
-    runner = Runner(config, corpus, progress, shard, stages)
+    ``events`` hears each set-up phase and finished unit, ``notify`` receives the one-line
+    diagnostics (the jobs chosen, warnings)."""
+    runner = Runner(config, corpus, events, shard, stages)
     if resume is not None:
         runner.resume_from(resume)
     if runner.plan.is_empty:

@@ -1,18 +1,21 @@
-"""What the orchestrator hands downstream: write-back, continuity scoring, the result document.
+"""What the orchestrator hands on: the reference diagnosis, write-back, continuity scoring, the result.
 
-Those stages come after the orchestrator in the data flow (orchestrator → write-back →
+Those stages come after the orchestrator in the data flow (orchestrator → diagnosis, write-back →
 metrics → report), so the orchestrator never imports them: it receives them as one
 :class:`Stages` object from the composition that runs a benchmark (``brainbench.pipeline``).
+The diagnosis replays a turn through our reference reflex, which is the seams' side of the wire:
+handed in as a stage, the orchestrator itself knows the seams only by what crosses the wire.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from brainbench.corpus.loader import LoadedFixture
 from brainbench.models.config import RunConfig
 from brainbench.models.result import RunResult, SeamInfo
+from brainbench.models.trace import TurnTrace
 from brainbench.models.writeback import ContinuityScore, WriteBackScore
 from brainbench.orchestrator.outcome import FixtureOutcome
 
@@ -27,6 +30,12 @@ class Stages(Protocol):
     def write_back(self, conn: Any, item: LoadedFixture) -> WriteBackScore:
         """Write the fixture's conversation back into the leased brain and score it; raises
         :class:`RunAborted` when the run cannot go on."""
+        ...
+
+    def diagnose(self, conn: Any, item: LoadedFixture, traces: Sequence[TurnTrace],
+                 contexts: Mapping[int, str | None], slug_sources: Mapping[str, set[str]]) -> list[TurnTrace]:
+        """One seam's traces of ``item`` with verdicts and reasons, from a reference replay on the
+        fixture's brain while it is still leased (``conn``)."""
         ...
 
     def score_continuity(self, conn: Any, reader: LoadedFixture, injected: set[str]) -> ContinuityScore: ...

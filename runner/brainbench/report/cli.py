@@ -38,6 +38,11 @@ def explain_command(
         raise typer.Exit(EXIT_ERROR)
     if failed:
         rows = [t for t in rows if any(not v.passed for v in t.verdicts)]
+    if rows:
+        from brainbench.report.scoreboard import graded_images
+
+        for line in graded_images(doc, {t.harness for t in rows}):
+            typer.echo(f"graded: {line.replace('`', '')}")
     if not rows:
         known = sorted({t.fixture_id for t in doc.trace})
         hint = f" (fixtures include {', '.join(known[:5])}…)" if known else ""

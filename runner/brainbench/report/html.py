@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from html import escape
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from brainbench.models.baseline import Baseline
 from brainbench.models.result import RunResult
 from brainbench.report.files import atomic_write
 from brainbench.report.reasons import item_reasons
+from brainbench.report.scoreboard import graded_images
 
 HEADLINE = {"know-to-ask": "know_to_ask_failure_rate", "push": "push_recall",
             "write-back": "write_back_fidelity", "continuity": "continuity_rate"}
@@ -117,8 +119,38 @@ def _script_json(data: Mapping[str, Any]) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
-def render_html(data: Mapping[str, Any]) -> str:
+def gate_line(result: RunResult) -> tuple[str, str]:
+    """(css class, text) of the gate verdict the run reached, or why it has none."""
+    outcome = result.meta.compare
+    if outcome is None:
+        return "gate-none", "Gate: not gated (the run had no --compare BASELINE)"
+    text = f"Gate: {outcome.verdict.upper()} ({outcome.mode})"
+    if outcome.breaches:
+        text += f" · {len(outcome.breaches)} breach{'es' if len(outcome.breaches) != 1 else ''}: " + "; ".join(
+            f"{b.cell} {b.metric} {b.main} → {b.current}" for b in outcome.breaches[:5])
+    if outcome.notes:
+        text += " · " + "; ".join(outcome.notes[:3])
+    return f"gate-{outcome.verdict}", text
+
+
+def graded_lines(result: RunResult) -> list[str]:
+    """The images behind the seams (with digests), or what ran instead."""
+    images = graded_images(result)
+    if images:
+        return [i.replace("`", "") for i in images]
+    run = result.meta.run
+    kinds = sorted({s.executor for s in run.seams}) if run else []
+    return [f"Seams: {', '.join(kinds) or 'unknown'} processes, no images"] if run else []
+
+
+def render_html(data: Mapping[str, Any], result: RunResult | None = None) -> str:
     title = f"BrainBench report · {data['receipt']['fixtures_hash'][:12]}"
+    # What was graded and the verdict: static text, so the page says it even before (or without) its script.
+    static = ""
+    if result is not None:
+        gate_class, gate_text = gate_line(result)
+        static = (f'<p id="gate" class="{gate_class}">{escape(gate_text)}</p>'
+                  + "".join(f'<p class="graded">{escape(line)}</p>' for line in graded_lines(result)))
     return "\n".join([
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -128,7 +160,7 @@ def render_html(data: Mapping[str, Any]) -> str:
         f"<style>{_asset('report.css')}</style>",
         "</head><body>",
         '<a class="skip" href="#main">Skip to content</a>',
-        '<header><h1>BrainBench report</h1><p id="receipt"></p>'
+        f'<header><h1>BrainBench report</h1><p id="receipt"></p>{static}'
         '<nav aria-label="Filters" id="filters"></nav></header>',
         '<main id="main" tabindex="-1"><noscript>This report needs JavaScript (inlined; no network).</noscript>'
         "</main>",
@@ -142,5 +174,5 @@ def render_html(data: Mapping[str, Any]) -> str:
 def write_report(directory: Path, result: RunResult, baseline: RunResult | Baseline | None = None) -> Path:
     """Write ``directory/index.html``; returns its path."""
     path = directory / "index.html"
-    atomic_write(path, render_html(report_data(result, baseline)))
+    atomic_write(path, render_html(report_data(result, baseline), result))
     return path

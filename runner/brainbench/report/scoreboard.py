@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from brainbench.jsjson import js_number
-from brainbench.models.result import Cell, NotApplicable, RunResult
+from brainbench.models.result import Cell, NotApplicable, RunResult, SeamInfo
 
 COLUMNS = (
     "know_to_ask_failure_rate", "false_fire_rate", "push_precision", "push_recall", "write_back_fidelity",
@@ -32,6 +32,23 @@ def _fault_lines(result: RunResult) -> list[str]:
     lines = ["", f"**SEAM FAULTS ({len(result.meta.faults)})** — affected turns were scored as silence (exit 2):"]
     lines += [f"- {h}: {cls} × {n}" for (h, cls), n in sorted(counts.items())]
     return lines
+
+
+def describe_seam(seam: SeamInfo) -> str:
+    """What ran behind one seam, as the scoreboard, the HTML report and ``explain`` name it."""
+    how = f"{seam.seam}, {seam.executor}, {seam.mode}"
+    if seam.image is None:
+        return f"{seam.harness} ({how}): no image"
+    digest = f" `{seam.image_digest}`" if seam.image_digest else " (digest unknown)"
+    return f"{seam.harness} ({how}): `{seam.image}`{digest}"
+
+
+def graded_images(result: RunResult, harnesses: Sequence[str] | None = None) -> list[str]:
+    """One line per seam that ran an image (``harnesses``: only these), empty when none did."""
+    seams = result.meta.run.seams if result.meta.run else []
+    if not any(s.image for s in seams):
+        return []
+    return [describe_seam(s) for s in seams if harnesses is None or s.harness in harnesses]
 
 
 def _with_not_applicable(result: RunResult) -> list[Cell | NotApplicable]:
@@ -74,6 +91,10 @@ def render_markdown(result: RunResult, gate_section: str | None = None) -> str:
         lines.append(f"| {c.harness} | {c.seam} | {c.suite} | {c.gold_failed}/{c.gold_total} | " + " | ".join(values)
                      + " |")
     lines += ["", SEAM_NOTE]
+    images = graded_images(result)
+    if images:
+        # Which build was graded: an image name alone can be rebuilt under the same tag.
+        lines += ["", "_Images graded (seam, executor, mode: image and digest):_", *(f"- {i}" for i in images)]
     if result.meta.not_applicable:
         reasons = sorted({na.reason for na in result.meta.not_applicable})
         lines += ["", "_n/a: not applicable, not scored and not counted as failures — " + "; ".join(reasons) + "._"]

@@ -1,12 +1,16 @@
-"""The trace file beside a result: ``result.json`` → ``result.trace.jsonl``, one TurnTrace per line.
+"""The trace file of a result: ``result.json`` → ``result.trace.jsonl``, one TurnTrace per line.
 
-The result references it from ``_meta.trace`` with its sha256, so a reader can
-tell a trace that belongs to the result from a stale one.
+Beside the result by default; elsewhere when asked (``--trace FILE``), and in the project's
+``.brainbench/traces/`` for a ``--json`` run, whose caller owns the directory of ``--out``
+(gbrain-evals renames its nonced result and would leave the trace behind).  The result
+references it from ``_meta.trace`` — by name when it lies beside the result, else by absolute
+path — with its sha256, so a reader can tell a trace that belongs to the result from a stale one.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -24,16 +28,29 @@ def trace_path_for(out: Path) -> Path:
     return out.with_name(f"{out.stem}.trace.jsonl")
 
 
-def write_trace(out: Path, result: RunResult) -> Path:
-    """Write the trace beside ``out`` and point ``result._meta.trace`` at it (call before writing ``out``)."""
-    path = trace_path_for(out)
+# Traces kept in a project's .brainbench/traces/ (the newest by modification time): runs there do not pile up.
+KEEP_TRACES = 10
+
+
+def prune_traces(directory: Path, keep: int = KEEP_TRACES) -> None:
+    """Remove all but the ``keep`` newest ``*.trace.jsonl`` of ``directory``."""
+    traces = sorted(directory.glob("*.trace.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in traces[keep:]:
+        old.unlink(missing_ok=True)
+
+
+def write_trace(out: Path, result: RunResult, path: Path | None = None) -> Path:
+    """Write the trace (at ``path``, default beside ``out``) and point ``result._meta.trace`` at it
+    (call before writing ``out``)."""
+    path = path or trace_path_for(out)
     # A run's spilled trace hands over its lines as written (orchestrator/spill.py), unparsed.
     spilled = getattr(result.trace, "json_lines", None)
     lines = spilled() if spilled is not None else (t.model_dump_json() + "\n" for t in result.trace)
     sha256 = atomic_write_lines(path, lines)
     previous = result.meta.trace
+    beside = path.parent.resolve() == out.parent.resolve()
     result.meta.trace = TraceInfo(
-        path=path.name, sha256=sha256, rows=len(result.trace),
+        path=path.name if beside else os.path.abspath(path), sha256=sha256, rows=len(result.trace),
         context_cap=CONTEXT_CAP, work_root=previous.work_root if previous else None,
     )
     return path

@@ -116,6 +116,9 @@ class SeamContainer:
         self.mode = choose_mode(self.launch, facts)
         if self.private is None and wants_private_brain(self.image_ref, facts.labels):
             cfg = self.executor.config
+            context = self.executor.context
+            if context is not None and context.notify is not None:  # the run's progress: name the wait
+                context.notify(f"seam {self.seam}: starting a private brain server for image {self.image_ref}")
             # Before the container: its only network is the private server's.
             self.private = start_private_brain(api, self.executor.run_id, self.seam,
                                                private_brain_image(cfg.private_brain_image),

@@ -54,6 +54,10 @@ class DockerSeamProcess(SeamProcess):
         return self.box.mode
 
     @property
+    def image_ref(self) -> str:  # type: ignore[override]
+        return self.box.image_ref
+
+    @property
     def image_digest(self) -> str | None:  # type: ignore[override]
         return self.box.facts.digest if self.box.facts else None
 
