@@ -20,7 +20,8 @@ import psycopg
 import pytest
 from brainbench.brain.databases import Brain, BrainDatabases
 from brainbench.brain.store import import_page
-from brainbench.hooks.transcripts import HistoryItem, claude_transcript_lines, write_lines
+from brainbench.harnesses.transcripts import claude_transcript_lines, write_lines
+from brainbench.models.history import HistoryItem
 from psycopg.types.json import Jsonb
 
 SEAMS = ("openclaw", "claude-code", "codex")

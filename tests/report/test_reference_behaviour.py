@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import psycopg
 from brainbench.brain.store import import_page
-from brainbench.orchestrator.diagnose import _reference, policies
+from brainbench.diagnosis.reference import _reference, policies
 
 NAMES = ("Ada Quorn", "Bo Lindqvist", "Cy Marrow", "Dee Fallow")
 PROMPT = "Update me on Ada Quorn, Bo Lindqvist, Cy Marrow and Dee Fallow."
