@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from brainbench.models.seed import BrainContractError, brain_contract_of
 
 from ..base import InvocationMode, SeamLaunch
+from ..call_files import CallFiles, files_for
 from .cleanup import owner_labels
 from .config import CONTRACT_VERSION, LABEL_SEAM
 from .failures import (
@@ -35,11 +36,10 @@ from .hardening import create_kwargs, resolve_user, user_spec
 from .image import ImageFacts, inspect_image, read_accounts
 from .mounts import remote_tmpfs, seam_mounts
 from .private_brain import PrivateBrain, private_brain_image, start_private_brain
-from .remote_files import CallFiles, files_for
 from .users import Accounts, UserSpecError, needs_accounts
 
 if TYPE_CHECKING:
-    from .provider import DockerExecutor
+    from .host import SeamHost
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ def choose_mode(launch: SeamLaunch, facts: ImageFacts) -> InvocationMode:
 
 
 class SeamContainer:
-    def __init__(self, executor: DockerExecutor, launch: SeamLaunch) -> None:
+    def __init__(self, executor: SeamHost, launch: SeamLaunch) -> None:
         self.executor = executor
         self.launch = launch
         self.seam = launch.seam
