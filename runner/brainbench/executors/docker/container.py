@@ -34,6 +34,7 @@ from .failures import (
 )
 from .hardening import create_kwargs, resolve_user, user_spec
 from .image import ImageFacts, inspect_image, read_accounts
+from .labels import runner_labels
 from .mounts import remote_tmpfs, seam_mounts
 from .private_brain import PrivateBrain, private_brain_image, start_private_brain
 from .users import Accounts, UserSpecError, needs_accounts
@@ -108,7 +109,8 @@ class SeamContainer:
         hardening = self.executor.hardening
         spec = user_spec(hardening, facts.user)
         if spec and needs_accounts(spec):
-            self.accounts = read_accounts(api, self.image_ref, owner_labels(self.executor.run_id))
+            self.accounts = read_accounts(api, self.image_ref, runner_labels(facts.labels,
+                                                                             owner_labels(self.executor.run_id)))
         try:
             self.user = resolve_user(hardening, facts.user, self.accounts)
         except UserSpecError as exc:
@@ -170,8 +172,10 @@ class SeamContainer:
         else:
             # Unix-socket database (or none): the most hardened option, no network at all.
             kwargs["network_mode"] = "none"
-        labels = {**owner_labels(ex.run_id), LABEL_SEAM: self.seam,
-                  "brainbench.contract_version": CONTRACT_VERSION, "brainbench.mode": self.mode}
+        # Only the runner's labels: the image's would otherwise pass on to the container (labels.py).
+        labels = runner_labels(self.facts.labels if self.facts else None, {
+            **owner_labels(ex.run_id), LABEL_SEAM: self.seam, "brainbench.contract_version": CONTRACT_VERSION,
+            "brainbench.mode": self.mode})
         name = f"{ex.run_id}-{self.seam.replace('_', '-')}-{uuid.uuid4().hex[:6]}"
         container = ex.api.client.containers.create(
             self.image_ref, entrypoint=["/bin/sh", "-c", IDLE_COMMAND], command=[], name=name,

@@ -32,6 +32,7 @@ import psycopg
 from .cleanup import owner_labels
 from .config import LABEL_SEAM
 from .failures import DockerInfraError
+from .labels import runner_labels
 
 if TYPE_CHECKING:
     from .client import DockerApi
@@ -64,9 +65,9 @@ class PrivateBrain:
 def start_private_brain(api: DockerApi, run_id: str, seam: str, image: str, start_s: float) -> PrivateBrain:
     """Network, container, and a server that answers; raises ``DockerInfraError`` in one line."""
     name = f"{run_id}-{seam.replace('_', '-')}-brain"
-    labels = {**owner_labels(run_id), LABEL_SEAM: seam, LABEL_PRIVATE_BRAIN: "1"}
     try:
-        api.client.images.get(image)
+        labels = runner_labels(api.client.images.get(image).labels, {
+            **owner_labels(run_id), LABEL_SEAM: seam, LABEL_PRIVATE_BRAIN: "1"})
     except Exception as exc:
         raise DockerInfraError(
             f"seam {seam}: its image declares a private brain server, whose image {image} is not on the engine "
