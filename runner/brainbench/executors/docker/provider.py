@@ -24,6 +24,7 @@ from ..base import Executor, RunContext, SeamLaunch, SeamProcess
 from .cleanup import owner_labels, remove_labelled, sweep_dead_runs
 from .client import DockerApi, resolve_docker_host
 from .config import (
+    DB_ENV,
     LABEL_OWNER,
     LABEL_ROLE,
     LABEL_RUN_ID,
@@ -41,7 +42,6 @@ from .static_helper import helper_binary, same_architecture
 
 log = logging.getLogger(__name__)
 
-DB_ENV = "BRAINBENCH_DATABASE_URL"
 COMPOSE_SERVICE = "com.docker.compose.service"
 COMPOSE_PROJECT = "com.docker.compose.project"
 
@@ -246,7 +246,7 @@ class DockerExecutor(Executor):
         return out
 
     def _on_shared_server(self, url: str) -> bool:
-        """A private brain server's URL (its address on the seam's network) is already the container's."""
+        """Not a private brain server's URL (its Unix socket: the seam container rewrites that one)."""
         target, mine = self.db_target, parse_target(url)
         return target is None or target.is_socket or (mine.host, mine.port) == (target.host, target.port)
 
