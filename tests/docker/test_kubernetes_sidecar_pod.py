@@ -184,5 +184,5 @@ def test_a_runner_with_a_wrong_token_is_refused(pod: Pod) -> None:
         "--harness codex --ledger /scratch/ledger.jsonl"]}
     code, logs = pod.run(refused, detach=False)
     assert code == 2, logs
-    assert "codex: the call server at 127.0.0.1:" in logs and "unauthorized" in logs, logs
+    assert "codex: the peer at 127.0.0.1:" in logs and "cannot prove it holds the seam's token" in logs, logs
     assert "Traceback" not in logs
