@@ -10,7 +10,8 @@ honest adapters:
   for that server once, bounded: brain/guarded.py), its hooks time out, and the honest seams'
   cells and turn rows equal a clean run's; the run ends, exit 2, nothing left behind;
 * SIGINT or SIGTERM while the runner waits on that server ends the run at once, nothing left;
-* SIGKILL leaves the servers and their socket directories, which the next run's sweep removes.
+* SIGKILL leaves the servers and their socket directories, which the next run's sweep removes;
+* ``brainbench doctor`` on such an image fails one check, in one line, instead of stopping.
 """
 
 from __future__ import annotations
@@ -54,15 +55,10 @@ printf '%s\\n' "INSERT INTO memo SELECT p->>'source', p->>'slug', p->>'title', p
   psql "$BRAINBENCH_DATABASE_URL" -X -q -v ON_ERROR_STOP=1 -v doc="$doc" >/dev/null
 case "${BRAINBENCH_FIXTURE:-}" in *brain-stalls*) LOCKER ;; esac
 """.replace("LOCKER", LOCKER)
+# Silent, once its own server has answered (under the lock it waits, and the call times out).
 HOOK = """#!/bin/sh
-set -eu
-prompt=$(jq -r 'if type == "object" then (.prompt // "") | .[0:4000] else "" end' 2>/dev/null || true)
-[ -n "$prompt" ] || exit 0
-found=$(printf '%s\\n' "SELECT string_agg('→ \\`' || slug || '\\`', ' ' ORDER BY slug) FROM memo
-  WHERE source = :'src' AND position(lower(title) IN lower(:'prompt')) > 0;" |
-  psql "$BRAINBENCH_DATABASE_URL" -X -q -t -A -v ON_ERROR_STOP=1 -v src="$BRAINBENCH_SOURCE" -v prompt="$prompt")
-[ -n "$found" ] || exit 0
-jq -cn --arg c "$found" '{hookSpecificOutput: {hookEventName: "UserPromptSubmit", additionalContext: $c}}'
+cat >/dev/null
+psql "$BRAINBENCH_DATABASE_URL" -X -q -t -A -c "SELECT count(*) FROM memo" >/dev/null || exit 1
 """
 LABEL = {"version": 1, "server": "private", "extensions": ["pg_trgm"], "init": ["/opt/memo/init"],
          "seed": ["/opt/memo/seed"], "init_timeout_s": 30, "seed_timeout_s": 10}
@@ -149,6 +145,20 @@ def test_a_stalling_private_server_fails_its_own_seam_only(image: str, corpus: t
     assert _honest(doc) == _honest(json.loads((tmp_path / "clean" / "r.json").read_text()))
     assert elapsed < 300  # one bounded wait, never a hang
     assert _left_by(proc.pid) == []
+
+
+def test_doctor_reports_a_stalling_private_server_as_a_failed_check(image: str) -> None:
+    """Its init leaves the lock behind: doctor's own work on that server stalls, and says so in one check."""
+    stalling = build_image(CLIENT, "bbtest-exec-stalling-brain:init",
+                           {"Dockerfile": f"FROM {image}\nENV STALL_IN_INIT=1\n"})
+    proc = subprocess.run([sys.executable, "-m", "brainbench.cli", "doctor", "--image", stalling], capture_output=True,
+                          text=True, timeout=600, check=False, env={**_env(), "COLUMNS": "250"}, cwd=repo_root())
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr[-3000:]
+    text = " ".join(proc.stdout.split())
+    assert "seed contract init (exec) │ PASS" in text, text
+    assert "seed contract private server (exec) │ FAIL" in text, text
+    assert "its private brain server did not let the runner connect within 15 s" in text, text
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])

@@ -135,24 +135,27 @@ def hostile_codex(request: pytest.FixtureRequest, honest: tuple[Path, dict[str, 
         container.remove(force=True)
 
 
-def _checks(code: int, doc: dict[str, Any], clean: dict[str, Any], elapsed: float) -> list[dict[str, Any]]:
-    """What every case must show; returns codex's faults."""
+def _hostile_run(hostile_codex: tuple[Any, Path, dict[str, str], str], clean: dict[str, Any], tmp_path: Path,
+                 why: str) -> dict[str, Any]:
+    """A run against the hostile codex sidecar, and what every case must show: codex's failures are
+    its own (``adapter_crash``, saying ``why``), the honest seams equal the clean run, no hang."""
+    _, tokens, endpoints, _ = hostile_codex
+    code, doc, elapsed = _run(tmp_path, "hostile", tokens, endpoints)
     assert code == 2 and doc["_meta"]["run"]["complete"] is True
     faults = doc["_meta"]["faults"]
     assert faults and {f["harness"] for f in faults} == {"codex"}, faults
     assert {f["fault_class"] for f in faults} == {"adapter_crash"}, faults
+    assert any(why in f["detail"] for f in faults), faults
     assert _honest(doc) == _honest(clean)
     assert elapsed < 300  # no hang
-    return faults
+    return doc
 
 
 @pytest.mark.parametrize("hostile_codex", ["squat"], indirect=True)
 def test_a_squatter_on_a_dead_call_servers_port_gets_neither_the_token_nor_a_hearing(
         hostile_codex: tuple[Any, Path, dict[str, str], str], clean: dict[str, Any], tmp_path: Path) -> None:
-    container, tokens, endpoints, token = hostile_codex
-    code, doc, elapsed = _run(tmp_path, "squat", tokens, endpoints)
-    faults = _checks(code, doc, clean, elapsed)
-    assert any("died during the run and did not come back" in f["detail"] for f in faults), faults
+    doc = _hostile_run(hostile_codex, clean, tmp_path, "died during the run and did not come back")
+    container, _, _, token = hostile_codex
     assert not [r for r in doc["turn_rows"] if "forged-slug" in r["injected_slugs"]]
     heard = container.exec_run(["cat", "/tmp/squat.log"]).output
     assert heard, "the squatter never took the port: the case proves nothing"
@@ -164,10 +167,8 @@ def test_a_squatter_on_a_dead_call_servers_port_gets_neither_the_token_nor_a_hea
 @pytest.mark.parametrize("hostile_codex", ["flood"], indirect=True)
 def test_a_process_flood_under_the_pids_limit_leaves_the_call_server_answering(
         hostile_codex: tuple[Any, Path, dict[str, str], str], clean: dict[str, Any], tmp_path: Path) -> None:
-    container, tokens, endpoints, token = hostile_codex
-    code, doc, elapsed = _run(tmp_path, "flood", tokens, endpoints)
-    faults = _checks(code, doc, clean, elapsed)
-    assert any("cannot start hook" in f["detail"] for f in faults), faults
+    _hostile_run(hostile_codex, clean, tmp_path, "cannot start hook")
+    container, _, endpoints, token = hostile_codex
     # The flood ends (copied in: docker cp needs no pid of the container's) and the server is still there.
     stop = io.BytesIO()
     with tarfile.open(fileobj=stop, mode="w") as tar:
