@@ -7,6 +7,7 @@ dependency at run time); only ``if TYPE_CHECKING:`` blocks are exempt.
 from __future__ import annotations
 
 import ast
+from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
 import brainbench
@@ -74,14 +75,15 @@ def _is_type_checking(node: ast.If) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def _imports(path: Path, root: Path = PACKAGE) -> list[tuple[int, str]]:
-    """(line, absolute module) for every brainbench import in the file, lazy ones included."""
+def _imports(path: Path, root: Path = PACKAGE, *, type_checking: bool = False) -> list[tuple[int, str]]:
+    """(line, absolute module) for every brainbench import in the file, lazy ones included
+    (``type_checking``: those under ``if TYPE_CHECKING:`` too)."""
     module = _module_name(path, root)
     package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
     found: list[tuple[int, str]] = []
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
+        if isinstance(node, ast.If) and _is_type_checking(node) and not type_checking:
             for child in node.orelse:
                 visit(child)
             return
@@ -170,3 +172,50 @@ def test_the_checker_sees_lazy_and_relative_imports(tmp_path: Path) -> None:
     probe.write_text(source, encoding="utf-8")
     assert [name for _, name in _imports(probe, root)] == ["brainbench.hooks.program", "brainbench.orchestrator"]
     assert set(back_edges(root)) == {("brainbench.hooks.probe", "orchestrator")}
+
+
+# Packages whose modules import each other in layers, with no cycle.  Here an import under
+# ``if TYPE_CHECKING:`` counts too: a module whose signatures name a module that imports it
+# is one design split in two files (executors/docker once had a seven-module cycle so).
+ACYCLIC_PACKAGES = ("brainbench.executors.docker",)
+
+
+def import_graph(package: str, root: Path = PACKAGE) -> dict[str, set[str]]:
+    """Module → the modules of ``package`` it imports (lazy and TYPE_CHECKING imports included)."""
+    folder = root.parent.joinpath(*package.split("."))
+    graph: dict[str, set[str]] = {}
+    for path in sorted(folder.glob("*.py")):
+        importer = _module_name(path, root)
+        if importer == package:
+            continue  # the package's __init__ re-exports its modules; nothing imports it back
+        graph[importer] = {target for _, target in _imports(path, root, type_checking=True)
+                           if target.startswith(package + ".") and target != importer}
+    return graph
+
+
+def import_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    try:
+        tuple(TopologicalSorter(graph).static_order())
+    except CycleError as exc:
+        return list(reversed(exc.args[1]))  # reversed: each module imports the next
+    return None
+
+
+def test_packages_import_their_modules_in_layers() -> None:
+    for package in ACYCLIC_PACKAGES:
+        cycle = import_cycle(import_graph(package))
+        assert cycle is None, f"{package}: import cycle " + " -> ".join(cycle or [])
+
+
+def test_the_cycle_check_sees_type_checking_imports(tmp_path: Path) -> None:
+    root = tmp_path / "brainbench"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("from .a import A\n", encoding="utf-8")
+    (root / "pkg" / "a.py").write_text("from .b import B\n", encoding="utf-8")
+    (root / "pkg" / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                       "    from brainbench.pkg.a import A\n", encoding="utf-8")
+    graph = import_graph("brainbench.pkg", root)
+    assert graph == {"brainbench.pkg.a": {"brainbench.pkg.b"}, "brainbench.pkg.b": {"brainbench.pkg.a"}}
+    assert set(import_cycle(graph) or []) == {"brainbench.pkg.a", "brainbench.pkg.b"}
+    (root / "pkg" / "b.py").write_text("B = 1\n", encoding="utf-8")
+    assert import_cycle(import_graph("brainbench.pkg", root)) is None

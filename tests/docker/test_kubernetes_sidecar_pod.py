@@ -133,13 +133,21 @@ def pod(docker_client: Any, corpus_image: str, tmp_path_factory: pytest.TempPath
         started.remove()
 
 
-# Run by a hook inside one seam's sidecar: another seam's call server, with this seam's token.
+# Run by a hook inside one seam's sidecar: another seam's call server, the handshake played with this
+# seam's token (call_server.py's proofs, by hand).
 PROBE = """
-import json, socket, sys
-token = open("/run/brainbench/call-token").read().strip()
+import hashlib, hmac, json, secrets, socket, sys
+token = open("/run/brainbench/call-token").read().strip().encode()
+def proof(role, mine, theirs):
+    return hmac.new(token, f"{role}|{mine}|{theirs}".encode(), hashlib.sha256).hexdigest()
 with socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10) as conn:
-    conn.sendall((json.dumps({"id": 0, "hello": True, "token": token}) + "\\n").encode())
-    print(conn.makefile().readline().strip())
+    lines, nonce = conn.makefile(), secrets.token_hex(16)
+    conn.sendall((json.dumps({"id": 0, "hello": True, "nonce": nonce}) + "\\n").encode())
+    challenge = json.loads(lines.readline())
+    assert challenge["proof"] != proof("brainbench-call-server", nonce, challenge["challenge"])
+    auth = proof("brainbench-call-client", nonce, challenge["challenge"])
+    conn.sendall((json.dumps({"id": 1, "auth": auth}) + "\\n").encode())
+    print(lines.readline().strip())
 """
 
 
@@ -184,5 +192,5 @@ def test_a_runner_with_a_wrong_token_is_refused(pod: Pod) -> None:
         "--harness codex --ledger /scratch/ledger.jsonl"]}
     code, logs = pod.run(refused, detach=False)
     assert code == 2, logs
-    assert "codex: the call server at 127.0.0.1:" in logs and "unauthorized" in logs, logs
+    assert "codex: the peer at 127.0.0.1:" in logs and "cannot prove it holds the seam's token" in logs, logs
     assert "Traceback" not in logs

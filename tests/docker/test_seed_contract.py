@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from brainbench.executors.docker.static_helper import TARGET as STATIC_SERVER
 from brainbench.models.result import RunResult
@@ -301,13 +302,51 @@ def test_a_superuser_init_fails_on_the_shared_server(super_memo_image: str, dock
     assert "memo-init: not superuser" in result.seed_failures[0].error
 
 
-def _probe(process: Any, host: str) -> int | None:
+def _probe(process: Any, host: str, port: int = 5432) -> int | None:
     """pg_isready from inside the seam, as its hook would try (host: an address or a socket directory)."""
     from brainbench.executors.base import HookCall
 
-    outcome = process.run_command(["pg_isready", "-h", host, "-p", "5432", "-t", "3"],
+    outcome = process.run_command(["pg_isready", "-h", host, "-p", str(port), "-t", "3"],
                                   HookCall(payload=b"", env={}, timeout_s=15))
     return outcome.exit_code
+
+
+class _Listener:
+    """A TCP listener on every interface of this machine (the engine's host) that counts who got through."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.sock = socket.socket()
+        self.sock.bind(("0.0.0.0", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.reached = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.reached += 1
+            conn.close()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def _host_addresses(client: Any, network: Any) -> list[str]:
+    """Addresses of this machine a container could aim at: a bridge's gateway, and the primary address."""
+    import socket
+
+    gateways = [c["Gateway"] for c in network.attrs["IPAM"]["Config"] if c.get("Gateway")]
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))  # no packet is sent: this only picks the outgoing address
+        primary = probe.getsockname()[0]
+    return list(dict.fromkeys([*gateways, primary]))
 
 
 async def _isolation(super_image: str, plain_image: str, shared_url: str, shared_pg: Any, run_id: str,
@@ -321,6 +360,9 @@ async def _isolation(super_image: str, plain_image: str, shared_url: str, shared
     executor = DockerExecutor(DockerConfig(database_url=shared_url), run_id=run_id)
     await executor.prepare(RunContext(run_id=run_id, database_url=shared_url, work_root=work, pool_size=1))
     seams = {}
+    listener = _Listener()
+    # Control: a container on an ordinary bridge reaches this machine's listener (so a miss below is a seal).
+    bridge = client.networks.create(f"{run_id}-control", driver="bridge")
     try:
         for harness, image in (("claude-code", super_image), ("codex", plain_image)):
             (work / harness).mkdir()
@@ -329,7 +371,7 @@ async def _isolation(super_image: str, plain_image: str, shared_url: str, shared
                 run_id=run_id, env={"BRAINBENCH_DATABASE_URL": shared_url}))
         private, plain = seams["claude-code"], seams["codex"]
         assert plain.brain_server_url is None and private.brain_server_url is not None
-        private_host = private.brain_server_url.rsplit("@", 1)[1].split(":")[0]
+        scratch = private.box.private.root  # type: ignore[attr-defined]
         if shared_pg is not None:
             shared_pg.reload()
             shared_host = shared_pg.attrs["NetworkSettings"]["Networks"][executor.network_name]["IPAddress"]
@@ -343,26 +385,44 @@ async def _isolation(super_image: str, plain_image: str, shared_url: str, shared
         brains = client.containers.list(filters={"label": mine})
         assert len(brains) == 1
         brain = brains[0].attrs
-        assert brain["Mounts"] == [] and not brain["HostConfig"]["Binds"]  # nothing of the host
+        # No network at all, and of the host only the directory its socket goes to (the runner's way in).
+        assert brain["HostConfig"]["NetworkMode"] == "none" and not brain["NetworkSettings"]["Networks"].get("bridge")
+        assert [(m["Destination"], m["Type"]) for m in brain["Mounts"]] == [("/var/run/postgresql", "bind")]
         assert brain["HostConfig"]["CapDrop"] == ["ALL"] and not brain["HostConfig"]["Privileged"]
         assert not brain["HostConfig"]["PortBindings"]
-        (net,) = brain["NetworkSettings"]["Networks"]
-        assert client.networks.get(net).attrs["Internal"] is True  # no egress
-        seam_box = private.container.attrs
-        assert set(seam_box["NetworkSettings"]["Networks"]) == {net}  # not the run network
+        seam_box = private.container.attrs  # type: ignore[attr-defined]
+        assert seam_box["HostConfig"]["NetworkMode"] == f"container:{brain['Id']}"  # its server's, nothing more
         # Its own work subtree and the runner's read-only static call server, nothing else.
         assert sorted(m["Destination"] for m in seam_box["Mounts"]) == sorted([str(work / "claude-code"),
                                                                                STATIC_SERVER])
 
-        # The private seam reaches its server and not the shared brain; the plain seam the reverse.
-        assert await anyio.to_thread.run_sync(_probe, private, private_host) == 0
+        # The private seam reaches its server (on their shared loopback) and not the shared brain;
+        # the plain seam the shared brain, and nothing of the private one.
+        assert await anyio.to_thread.run_sync(_probe, private, "127.0.0.1") == 0
         assert await anyio.to_thread.run_sync(_probe, private, shared_host) != 0
         assert await anyio.to_thread.run_sync(_probe, plain, shared_host) == 0
-        assert await anyio.to_thread.run_sync(_probe, plain, private_host) != 0
+        assert await anyio.to_thread.run_sync(_probe, plain, "127.0.0.1") != 0
+
+        # Neither the seam nor its server's superuser (a program run by COPY) reaches this machine.
+        addresses = _host_addresses(client, bridge)
+        for address in addresses:
+            await anyio.to_thread.run_sync(_probe, private, address, listener.port)
+            with psycopg.connect(private.brain_server_url, autocommit=True) as conn:
+                conn.execute(f"COPY (SELECT 1) TO PROGRAM 'pg_isready -h {address} -p {listener.port} -t 3 "
+                             ">/dev/null 2>&1; exit 0'")
+        assert listener.reached == 0, addresses
+        # (pg_isready says "no response" of a listener that is not Postgres: what counts is that it got through.)
+        client.containers.run(plain_image, entrypoint=["/bin/sh", "-c", f"pg_isready -h {addresses[0]} -p "
+                                                       f"{listener.port} -t 3; exit 0"], network=bridge.name,
+                              remove=True)
+        assert listener.reached == 1  # the same probe from an ordinary bridge gets through
     finally:
         for process in seams.values():
             await process.stop()
         await executor.close()
+        listener.close()
+        bridge.remove()
+    assert not scratch.exists()  # the socket's directory went with the server
 
 
 def test_a_private_server_is_reachable_by_its_seam_alone(super_memo_image: str, memo_image: str,

@@ -1,9 +1,11 @@
 """The call server's listen mode (a pod's sidecar): only its seam's token gets in, one client at a time.
 
 Every container of a pod shares the loopback network, so a hook of another seam can
-connect to this server: without the token it is refused, and the token never reaches a
-hook's environment.  Both servers (call_server.py and the static call_server.c) must
-behave the same.
+connect to this server, or bind its port once it is gone: each side must prove it holds the
+token without sending it (HMAC over a nonce from each side, the server first), so neither a
+stranger at the server nor one on its port learns anything; a flood of connections that never
+authenticate cannot lock the runner out, and the token never reaches a hook's environment.
+Both servers (call_server.py and the static call_server.c) must behave the same.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -23,6 +26,7 @@ from pathlib import Path
 import pytest
 from brainbench.executors.base import HookCall
 from brainbench.executors.call_protocol import CallServerError
+from brainbench.executors.call_server import CLIENT_ROLE, HELLO_TIMEOUT_S, MAX_PENDING, SERVER_ROLE, proof
 from brainbench.executors.docker.static_helper import helper_binary
 from brainbench.executors.sidecar import TcpCallChannel
 from processes import live_processes  # type: ignore[import-not-found]
@@ -68,6 +72,24 @@ def _hello(port: int, line: bytes) -> dict[str, object]:
         return json.loads(answer) if answer else {}
 
 
+def _handshake(conn: socket.socket, token: str, auth: str | None = None) -> dict[str, object]:
+    """The client's side by hand: the server's proof is checked, then ours (or ``auth``) is sent."""
+    reader = conn.makefile("rb")
+    nonce = secrets.token_hex(16)
+    conn.sendall(json.dumps({"id": 0, "hello": True, "nonce": nonce}).encode() + b"\n")
+    challenge = json.loads(reader.readline())
+    assert challenge["proof"] == proof(token.encode(), SERVER_ROLE, nonce, challenge["challenge"]), challenge
+    mine = auth if auth is not None else proof(token.encode(), CLIENT_ROLE, nonce, challenge["challenge"])
+    conn.sendall(json.dumps({"id": 1, "auth": mine}).encode() + b"\n")
+    answer = reader.readline()
+    return json.loads(answer) if answer else {}
+
+
+def _ready(port: int, token: str) -> dict[str, object]:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        return _handshake(conn, token)
+
+
 def _cmdlines(marker: str) -> dict[int, str]:
     """Live processes whose argv holds ``marker``: the server (its argv ends with the hook's) and its hooks."""
     return {pid: cmdline for pid, cmdline in live_processes().items() if marker in cmdline}
@@ -81,13 +103,82 @@ def _hooks(marker: str) -> list[int]:
     return [pid for pid, cmdline in _cmdlines(marker).items() if "--listen" not in cmdline]
 
 
-def test_only_the_seams_token_gets_in(server: tuple[int, str, str]) -> None:
+def test_only_a_proof_of_the_seams_token_gets_in(server: tuple[int, str, str]) -> None:
     port, token, _ = server
-    for line in (b'{"id": 0, "hello": true, "token": "guess"}\n', b'{"id": 0, "hello": true}\n',
-                 b'{"id": 1, "stdin": "", "timeout_s": 5}\n', b"not json\n", b"\n"):
+    # The token itself, as the runner used to send it, opens nothing any more; nor does anything else.
+    for line in (json.dumps({"id": 0, "hello": True, "token": token}).encode() + b"\n",
+                 b'{"id": 0, "hello": true, "nonce": "short"}\n', b'{"id": 0, "hello": true, "nonce": "%s"}\n'
+                 % ("g" * 32).encode(), b'{"id": 0, "hello": true}\n', b'{"id": 1, "stdin": "", "timeout_s": 5}\n',
+                 b"not json\n", b"\n"):
         assert _hello(port, line).get("error") == "unauthorized", line
-    good = _hello(port, json.dumps({"id": 0, "hello": True, "token": token}).encode() + b"\n")
-    assert good.get("ready") is True
+    for wrong in ("0" * 64, proof(b"guess", CLIENT_ROLE, "0" * 32, "0" * 32), "\u00e9" * 64):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+            assert _handshake(conn, token, auth=wrong).get("error") == "unauthorized", wrong
+    assert _ready(port, token).get("ready") is True
+
+
+class _Squatter:
+    """What another seam's hook could put on a dead call server's port: it records what it is told."""
+
+    def __init__(self, answer: bytes | None) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(4)
+        self.port = self.sock.getsockname()[1]
+        self.heard = b""
+        self.answer = answer
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                conn, _ = self.sock.accept()
+                with conn:
+                    conn.settimeout(5)
+                    with contextlib.suppress(OSError):
+                        while b"\n" not in (chunk := conn.recv(4096)) and chunk:
+                            self.heard += chunk
+                        self.heard += chunk
+                        if self.answer is not None:
+                            conn.sendall(self.answer)
+                        while chunk := conn.recv(4096):  # all the runner says next
+                            self.heard += chunk
+
+
+@pytest.mark.parametrize("answer", [
+    pytest.param(b'{"id": 1, "ready": true, "pid": 1}\n', id="says-ready"),
+    pytest.param(b'{"id": 1, "challenge": "%s", "proof": "%s"}\n' % (b"a" * 32, b"0" * 64), id="forged-proof"),
+    pytest.param(b'{"id": 1, "ready": true}\n{"id": 2, "exit_code": 0, "stdout": "forged", "stderr": ""}\n',
+                 id="forged-answers")])
+def test_a_peer_that_cannot_prove_the_token_hears_only_a_nonce(answer: bytes) -> None:
+    token = uuid.uuid4().hex
+    squatter = _Squatter(answer)
+    try:
+        with pytest.raises(CallServerError, match="is not codex's call server: it cannot prove it holds the seam's"):
+            TcpCallChannel("codex", "127.0.0.1", squatter.port).connect(token, timeout_s=5)
+        time.sleep(0.2)
+        (line,) = squatter.heard.splitlines()
+        assert set(json.loads(line)) == {"id", "hello", "nonce"}
+        assert token.encode() not in squatter.heard and b"auth" not in squatter.heard
+    finally:
+        squatter.sock.close()
+
+
+def test_a_flood_of_idle_connections_cannot_lock_the_runner_out(server: tuple[int, str, str]) -> None:
+    port, token, _ = server
+    idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(3 * MAX_PENDING)]
+    try:
+        started = time.monotonic()
+        channel = TcpCallChannel("codex", "127.0.0.1", port)
+        channel.connect(token, timeout_s=10)
+        assert time.monotonic() - started < HELLO_TIMEOUT_S  # served at once, beside the flood
+        channel.close()
+        # Only MAX_PENDING may wait: the earliest were cut off at once, not at their deadline.
+        idle[0].settimeout(HELLO_TIMEOUT_S / 2)
+        assert idle[0].recv(1) == b""
+    finally:
+        for conn in idle:
+            conn.close()
 
 
 def test_one_client_at_a_time_and_a_hang_up_kills_its_calls(server: tuple[int, str, str]) -> None:
@@ -95,7 +186,7 @@ def test_one_client_at_a_time_and_a_hang_up_kills_its_calls(server: tuple[int, s
     first = TcpCallChannel("codex", "127.0.0.1", port)
     first.connect(token, timeout_s=10)
     try:
-        busy = _hello(port, json.dumps({"id": 0, "hello": True, "token": token}).encode() + b"\n")
+        busy = _ready(port, token)
         assert str(busy.get("error", "")).startswith("busy"), busy
         outcome = first.run(HookCall(b"0", {"BRAINBENCH_DATABASE_URL": "x"}, 10), {"BRAINBENCH_DATABASE_URL": "x"},
                             2.0, "codex")
@@ -149,16 +240,14 @@ def test_calls_sent_just_before_a_hang_up_are_killed(server: tuple[int, str, str
     """A client that sends a call and hangs up at once: the hook may start after the hang-up's
     sweep (CI caught one such hook living on); it must die all the same, in both servers."""
     port, token, marker = server
-    hello = json.dumps({"id": 0, "hello": True, "token": token}).encode() + b"\n"
     # Hooks that would sleep 600 s under a 300 s call deadline: within the 60 s waited below,
     # only the hang-up can have ended them.
-    call = json.dumps({"id": 1, "stdin": "600", "timeout_s": 300, "env": {}}).encode() + b"\n"
+    call = json.dumps({"id": 2, "stdin": "600", "timeout_s": 300, "env": {}}).encode() + b"\n"
     sent = 0
     deadline = time.monotonic() + 60
     while sent < 20 and time.monotonic() < deadline:
         with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
-            conn.sendall(hello)
-            if b'"ready"' not in conn.makefile("rb").readline():
+            if not _handshake(conn, token).get("ready"):
                 time.sleep(0.05)  # busy: the previous client's session is still winding down
                 continue
             conn.sendall(call)

@@ -104,7 +104,9 @@ def test_a_wrong_token_is_refused_before_anything_runs(sidecars: tuple[Path, dic
     args = [a for seam, where in endpoints.items() for a in ("--seam-endpoint", f"{seam}={where}")]
     proc = _run(tmp_path, "refused", "--executor", "sidecar", "--seam-tokens", str(tokens), *args)
     assert proc.returncode == 2, proc.stderr[-3000:]
-    assert "claude-code: the call server at" in proc.stderr and "unauthorized" in proc.stderr, proc.stderr[-3000:]
+    # Neither side proves a token it lacks: the runner gives up on a server whose proof fails.
+    assert "claude-code: the peer at 127.0.0.1:" in proc.stderr, proc.stderr[-3000:]
+    assert "cannot prove it holds the seam's token" in proc.stderr, proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr
     run = json.loads((tmp_path / "refused.json").read_text())["_meta"]["run"]
     assert (run["complete"], run["interrupted_by"], run["completed_fixtures"]) == (False, "error", [])

@@ -3,7 +3,8 @@
 Each case puts a hostile image behind codex (seams.toml) and runs a small reference
 corpus: the snoop hook (hostile/snoop.py, as ``USER 0000``) looks for the other seams'
 directories and transcripts, the gold, the fixtures and result files, tries to write
-into its cwd and fills its /tmp; the flood hook (hostile/flood.py) floods stdout on
+into its cwd and fills its /tmp (also from an image that carries the runner's own label
+names and compose's, ``forged-labels``); the flood hook (hostile/flood.py) floods stdout on
 every call, in exec and in stream mode.  Every attempt must fail, and the claude-code
 and openclaw cells and rows must equal those of a clean run of the same corpus.
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from container_kit import build, needs_docker, repo_root
+from container_kit import CLIENT, build, needs_docker, repo_root
 from reference_corpus import copy_reference_corpus
 
 pytestmark = needs_docker
@@ -55,10 +56,19 @@ def clean(corpus: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -
     return doc
 
 
+# The runner's label names and compose's, on the image: a seam that would pass for a run's
+# Postgres, a remote brain and a dead run's leftover (test_container_labels.py has the rest).
+FORGED_LABELS = ('LABEL brainbench.role="brain" brainbench.managed="1" brainbench.run_id="bbtest-exec-victim" '
+                 'com.docker.compose.service="postgres" com.docker.compose.project="brainbench"\n')
+
+
 def image(name: str) -> str:
     if name == "snoop":
         return build("snoop-root", 'COPY snoop.py /snoop.py\nUSER 0000\nENTRYPOINT ["python3", "/snoop.py"]\n',
                      {"snoop.py": (HOSTILE / "snoop.py").read_bytes()})
+    if name == "labels":
+        return build("snoop-labels", FORGED_LABELS + 'COPY snoop.py /snoop.py\nUSER 10001:10001\n'
+                     'ENTRYPOINT ["python3", "/snoop.py"]\n', {"snoop.py": (HOSTILE / "snoop.py").read_bytes()})
     return build("flood", 'COPY flood.py /flood.py\nUSER 10001:10001\nENTRYPOINT ["python3", "/flood.py"]\n',
                  {"flood.py": (HOSTILE / "flood.py").read_bytes()})
 
@@ -66,6 +76,7 @@ def image(name: str) -> str:
 CASES = {
     # name: (image, seams.toml body after the image line, fault class every codex call must have or None)
     "snoop-exec": ("snoop", 'mode = "exec"\n', None),
+    "forged-labels": ("labels", 'mode = "exec"\n', None),
     "flood-exec": ("flood", 'mode = "exec"\nenv = { FLOOD_KIND = "flood" }\n', "oversize"),
     "flood-stream": ("flood", 'mode = "stream"\ncommand = ["python3", "/flood.py", "--stream"]\n'
                               'env = { FLOOD_KIND = "flood" }\n', "oversize"),
@@ -90,3 +101,5 @@ def test_a_hostile_seam_changes_no_honest_grade(case: str, corpus: tuple[Path, P
     assert honest(hostile) == honest(clean)
     codex = [s for s in hostile["_meta"]["run"]["seams"] if s["harness"] == "codex"]
     assert codex[0]["seam"] == "production" and codex[0]["image"] == ref
+    left = {"label": f"brainbench.run_id={hostile['_meta']['run']['run_id']}"}
+    assert CLIENT.containers.list(all=True, filters=left) == [] and CLIENT.networks.list(filters=left) == []

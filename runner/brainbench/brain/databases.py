@@ -21,6 +21,7 @@ from psycopg import sql
 
 from brainbench.brain import roles
 from brainbench.brain.budget import ADMIN_CONNECTIONS
+from brainbench.brain.guarded import ConnectionGuard
 from brainbench.brain.roles import HookRole
 from brainbench.brain.server import PostgresServer
 from brainbench.models.owner import Owner
@@ -43,8 +44,11 @@ class BrainDatabases:
 
     def __init__(self, server: PostgresServer, run_id: str, seams: Sequence[str] = (), *,
                  connection_limit: int = roles.DEFAULT_CONNECTION_LIMIT,
-                 statement_timeout_ms: int = roles.DEFAULT_STATEMENT_TIMEOUT_MS) -> None:
+                 statement_timeout_ms: int = roles.DEFAULT_STATEMENT_TIMEOUT_MS,
+                 guard: ConnectionGuard | None = None) -> None:
         self.server = server
+        # Set for a server an image controls (a private brain): every admin connection bounded in time.
+        self.guard = guard
         self.run_id = run_id
         self.seams = tuple(dict.fromkeys(seams))
         self.connection_limit = connection_limit
@@ -62,7 +66,8 @@ class BrainDatabases:
 
     @contextlib.contextmanager
     def _admin(self, database: str = "postgres") -> Iterator[psycopg.Connection]:
-        with self._admin_slots, psycopg.connect(self.server.database_url(database), autocommit=True) as conn:
+        connect = self.guard.connect if self.guard else psycopg.connect
+        with self._admin_slots, connect(self.server.database_url(database), autocommit=True) as conn:
             yield conn
 
     def prepare(self) -> None:

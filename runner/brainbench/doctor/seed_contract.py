@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 
 from brainbench.brain.databases import BrainDatabases
+from brainbench.brain.guarded import ImageServerError
 from brainbench.brain.image_brains import ExtensionMissing, ImageSeededBrains
 from brainbench.brain.seed_document import seed_document
 from brainbench.brain.server import PostgresServer
@@ -53,41 +54,50 @@ async def seeded_brain(report: DoctorReport, proc: Any, server: PostgresServer, 
     if private:  # the seam's own server, which its docker provider started with the seam
         dbs = brain_server(dbs, report.harness, report.image, contract, proc)
     try:
-        if not private:
-            await anyio.to_thread.run_sync(dbs.prepare)
-        brains = ImageSeededBrains(dbs, report.harness, report.image, contract.extensions, superuser=private)
         try:
-            url = await anyio.to_thread.run_sync(brains.prepare_template)
-        except ExtensionMissing as exc:
-            report.results.append(CheckResult(f"seed contract extensions ({mode})", "fail", str(exc)))
-            yield None
-            return
-        if contract.init:
-            failure, outcome = await run_step(proc, contract.init, b"", {"BRAINBENCH_DATABASE_URL": url},
-                                              contract.init_timeout_s)
-            if failure:
-                report.results.append(CheckResult(f"seed contract init ({mode})", "fail",
-                                                  f"init {failure}", stderr_tail(outcome.stderr)))
-                yield None
-                return
-            report.results.append(CheckResult(f"seed contract init ({mode})", "pass",
-                                              f"exit 0, {outcome.duration_ms:.0f} ms"))
-        await anyio.to_thread.run_sync(brains.seal_template)
-        brain = await anyio.to_thread.run_sync(brains.clone)
-        fixture = sample.reference_fixture()
-        document = seed_document(fixture).model_dump_json().encode("utf-8")
-        failure, outcome = await run_step(proc, contract.seed, document, seed_env(brain.url, fixture),
-                                          contract.seed_timeout_s)
-        if failure:
-            report.results.append(CheckResult(f"seed contract seed ({mode})", "fail", f"seed {failure}",
-                                              stderr_tail(outcome.stderr)))
-            yield None
-            return
-        report.results.append(CheckResult(
-            f"seed contract seed ({mode})", "pass",
-            f"exit 0, {outcome.duration_ms:.0f} ms; the hook now reads that brain as "
-            + ("its private server's superuser" if private else "its owner role")))
-        yield brain.url
+            url = await _seed(report, proc, dbs, contract, mode, private)
+        except ImageServerError as exc:  # the image's own server stalled or failed doctor's work there
+            report.results.append(CheckResult(f"seed contract private server ({mode})", "fail",
+                                              f"its private brain server {exc}"))
+            url = None
+        yield url
     finally:
-        with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(dbs.close)
+        with anyio.CancelScope(shield=True), contextlib.suppress(ImageServerError):
+            await anyio.to_thread.run_sync(dbs.close, abandon_on_cancel=private)
+
+
+async def _seed(report: DoctorReport, proc: Any, dbs: BrainDatabases, contract: BrainContract, mode: str,
+                private: bool) -> str | None:
+    """Template, ``init`` and a seeded clone, each step a check; the clone's URL, or None after a failure."""
+    if not private:
+        await anyio.to_thread.run_sync(dbs.prepare)
+    brains = ImageSeededBrains(dbs, report.harness, report.image, contract.extensions, superuser=private)
+    try:
+        url = await anyio.to_thread.run_sync(brains.prepare_template)
+    except ExtensionMissing as exc:
+        report.results.append(CheckResult(f"seed contract extensions ({mode})", "fail", str(exc)))
+        return None
+    if contract.init:
+        failure, outcome = await run_step(proc, contract.init, b"", {"BRAINBENCH_DATABASE_URL": url},
+                                          contract.init_timeout_s)
+        if failure:
+            report.results.append(CheckResult(f"seed contract init ({mode})", "fail",
+                                              f"init {failure}", stderr_tail(outcome.stderr)))
+            return None
+        report.results.append(CheckResult(f"seed contract init ({mode})", "pass",
+                                          f"exit 0, {outcome.duration_ms:.0f} ms"))
+    await anyio.to_thread.run_sync(brains.seal_template)
+    brain = await anyio.to_thread.run_sync(brains.clone)
+    fixture = sample.reference_fixture()
+    document = seed_document(fixture).model_dump_json().encode("utf-8")
+    failure, outcome = await run_step(proc, contract.seed, document, seed_env(brain.url, fixture),
+                                      contract.seed_timeout_s)
+    if failure:
+        report.results.append(CheckResult(f"seed contract seed ({mode})", "fail", f"seed {failure}",
+                                          stderr_tail(outcome.stderr)))
+        return None
+    report.results.append(CheckResult(
+        f"seed contract seed ({mode})", "pass",
+        f"exit 0, {outcome.duration_ms:.0f} ms; the hook now reads that brain as "
+        + ("its private server's superuser" if private else "its owner role")))
+    return brain.url

@@ -82,7 +82,11 @@ class CallChannel(abc.ABC):
 
     def hello(self, timeout_s: float, **fields: object) -> dict[str, object]:
         """The handshake's answer (``{"ready": true, ...}`` or ``{"error": ...}``); {} for none."""
-        answer = self.request({"hello": True, **fields}, timeout_s)
+        return self.ask({"hello": True, **fields}, timeout_s)
+
+    def ask(self, doc: Mapping[str, object], timeout_s: float) -> dict[str, object]:
+        """The answer to ``doc`` as an object; {} for none (a listen-mode handshake's steps)."""
+        answer = self.request(doc, timeout_s)
         try:
             doc = json.loads(answer) if answer is not None else {}
         except ValueError:

@@ -17,10 +17,14 @@
  *
  * Listen mode, for a seam that is a container of its own beside the runner (a pod's sidecar):
  *   call-server --listen HOST:PORT [--token-file FILE] -- HOOK [ARG...]
- * serves the same protocol over TCP.  The first line of a connection must be the hello with
- * this seam's token ("token"; from --token-file, else BRAINBENCH_CALL_TOKEN, which is removed
- * from the environment hooks inherit); anything else is refused.  One authenticated client at
- * a time; when it hangs up, its calls are killed and their late answers dropped.
+ * serves the same protocol over TCP.  A connection starts with call_server.py's handshake, in
+ * which the seam's token (from --token-file, else BRAINBENCH_CALL_TOKEN, which is removed from
+ * the environment hooks inherit) never travels: HMAC-SHA256 proofs over a nonce from each side,
+ * the server's first.  Anything else is refused; at most MAX_PENDING connections wait to
+ * authenticate (a new one cuts the oldest off).  One authenticated client at a time; when it
+ * hangs up, its calls are killed and their late answers dropped.  A call that cannot get a
+ * thread or a process (the container at its pids limit) is answered as a hook that could not
+ * start, and the server goes on.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -187,7 +192,7 @@ typedef struct {
     int has_id, has_cancel, hello, has_cwd, write_only;
     double timeout_s;
     long cap;
-    buf_t stdin_data, cwd, token;
+    buf_t stdin_data, cwd, nonce, auth;
     char **env;  /* "K=V" strings */
     size_t env_n;
     buf_t *dirs;
@@ -301,7 +306,8 @@ static int parse_request(const char *line, size_t n, request_t *r) {
         else if (!strcmp(k, "stdin") && *c.p == '"') parse_string(&c, &r->stdin_data);
         else if (!strcmp(k, "cwd") && *c.p == '"') { parse_string(&c, &r->cwd); r->has_cwd = r->cwd.len > 0; }
         else if (!strcmp(k, "env")) parse_env(&c, r);
-        else if (!strcmp(k, "token") && *c.p == '"') parse_string(&c, &r->token);
+        else if (!strcmp(k, "nonce") && *c.p == '"') parse_string(&c, &r->nonce);
+        else if (!strcmp(k, "auth") && *c.p == '"') parse_string(&c, &r->auth);
         else if (!strcmp(k, "write_only")) { r->write_only = is_literal(&c, "true"); if (!r->write_only) skip_value(&c); }
         else if (!strcmp(k, "dirs")) parse_dirs(&c, r);
         else if (!strcmp(k, "files")) parse_files(&c, r);
@@ -316,7 +322,8 @@ static int parse_request(const char *line, size_t n, request_t *r) {
 static void free_request(request_t *r) {
     free(r->stdin_data.data);
     free(r->cwd.data);
-    free(r->token.data);
+    free(r->nonce.data);
+    free(r->auth.data);
     for (size_t i = 0; i < r->env_n; i++) free(r->env[i]);
     free(r->env);
     for (size_t i = 0; i < r->dirs_n; i++) free(r->dirs[i].data);
@@ -450,6 +457,22 @@ static void answer_error(long id, const char *field, const char *text, unsigned 
     free(line.data);
 }
 
+/* A call that got no thread or no process: the container is at its pids limit, which only its own
+ * hooks fill.  Answered as a hook that could not start (exit 127), as call_server.py answers a
+ * failed Popen: the seam's own failure, graded once, and the server lives on. */
+static void answer_not_started(long id, const char *why, unsigned long gen) {
+    buf_t line = {0}, text = {0};
+    buf_fmt(&line, "{\"id\": %ld, \"exit_code\": 127, \"stdout\": \"\", \"stderr\": ", id);
+    buf_str(&text, "cannot start hook: ");
+    buf_str(&text, why);
+    buf_str(&text, "\n");
+    put_escaped(&line, (const unsigned char *)text.data, text.len);
+    buf_str(&line, ", \"timed_out\": false, \"oversize\": null, \"run_ms\": 0.0}");
+    send_line(&line, gen);
+    free(line.data);
+    free(text.data);
+}
+
 /* mkdir -p, each new directory 0700 (the hook's alone). */
 static int make_dirs(const char *path) {
     char *copy = strdup(path);
@@ -536,6 +559,7 @@ static void *run_call(void *arg) {
     }
     char **env = make_env(r);
     pid_t pid = fork();
+    int fork_error = errno;
     if (pid == 0) {
         /* As Python's subprocess does (restore_signals): the hook gets default dispositions. */
         signal(SIGPIPE, SIG_DFL);
@@ -558,7 +582,7 @@ static void *run_call(void *arg) {
     close(err[1]);
     if (pid < 0) {
         close(in[1]); close(out[0]); close(err[0]);
-        answer_error(r->id, "error", "call server: fork failed", r->gen);
+        answer_not_started(r->id, strerror(fork_error), r->gen);
         free_request(r);
         free(r);
         return NULL;
@@ -681,7 +705,7 @@ static void handle(const char *text, size_t n, unsigned long gen) {
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
         if (pthread_create(&thread, &attr, run_call, r) == 0) { pthread_attr_destroy(&attr); return; }
         pthread_attr_destroy(&attr);
-        answer_error(r->id, "error", "call server: no thread", gen);
+        answer_not_started(r->id, "the call server got no thread for it (the container is at its process limit)", gen);
     }
     free_request(r);
     free(r);
@@ -713,14 +737,120 @@ static void serve_lines(int fd, buf_t *pending, unsigned long gen) {
     }
 }
 
+/* ---- SHA-256 and HMAC (FIPS 180-4, RFC 2104): the listen-mode handshake's proofs -------- */
+typedef struct { uint32_t h[8]; uint64_t bytes; unsigned char block[64]; size_t used; } sha256_t;
+
+static const uint32_t K256[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+static uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+
+static void sha256_block(sha256_t *s, const unsigned char *p) {
+    uint32_t w[64], v[8];
+    for (int i = 0; i < 16; i++)
+        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+    for (int i = 16; i < 64; i++)
+        w[i] = w[i - 16] + (rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)) + w[i - 7]
+             + (rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10));
+    memcpy(v, s->h, sizeof v);
+    for (int i = 0; i < 64; i++) {
+        uint32_t t1 = v[7] + (rotr(v[4], 6) ^ rotr(v[4], 11) ^ rotr(v[4], 25)) + ((v[4] & v[5]) ^ (~v[4] & v[6]))
+                    + K256[i] + w[i];
+        uint32_t t2 = (rotr(v[0], 2) ^ rotr(v[0], 13) ^ rotr(v[0], 22)) + ((v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]));
+        memmove(v + 1, v, 7 * sizeof *v);
+        v[4] += t1;
+        v[0] = t1 + t2;
+    }
+    for (int i = 0; i < 8; i++) s->h[i] += v[i];
+}
+
+static void sha256_init(sha256_t *s) {
+    static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    memcpy(s->h, iv, sizeof iv);
+    s->bytes = 0;
+    s->used = 0;
+}
+
+static void sha256_add(sha256_t *s, const void *data, size_t n) {
+    const unsigned char *p = data;
+    s->bytes += n;
+    while (n) {
+        size_t take = 64 - s->used < n ? 64 - s->used : n;
+        memcpy(s->block + s->used, p, take);
+        s->used += take;
+        p += take;
+        n -= take;
+        if (s->used == 64) { sha256_block(s, s->block); s->used = 0; }
+    }
+}
+
+static void sha256_end(sha256_t *s, unsigned char out[32]) {
+    uint64_t bits = s->bytes * 8;
+    unsigned char tail[72] = {0x80};
+    size_t pad = (s->used < 56 ? 56 : 120) - s->used;
+    for (int i = 0; i < 8; i++) tail[pad + i] = (unsigned char)(bits >> (56 - 8 * i));
+    sha256_add(s, tail, pad + 8);
+    for (int i = 0; i < 32; i++) out[i] = (unsigned char)(s->h[i / 4] >> (24 - 8 * (i % 4)));
+}
+
+static void hmac_sha256(const unsigned char *key, size_t key_n, const void *msg, size_t msg_n, unsigned char out[32]) {
+    unsigned char k[64] = {0}, pad[64], inner[32];
+    sha256_t s;
+    if (key_n > 64) { sha256_init(&s); sha256_add(&s, key, key_n); sha256_end(&s, k); }
+    else memcpy(k, key, key_n);
+    for (int i = 0; i < 64; i++) pad[i] = k[i] ^ 0x36;
+    sha256_init(&s); sha256_add(&s, pad, 64); sha256_add(&s, msg, msg_n); sha256_end(&s, inner);
+    for (int i = 0; i < 64; i++) pad[i] = k[i] ^ 0x5c;
+    sha256_init(&s); sha256_add(&s, pad, 64); sha256_add(&s, inner, 32); sha256_end(&s, out);
+}
+
 /* ---- listen mode ---------------------------------------------------------------------- */
 #define HELLO_TIMEOUT_S 5
 #define HELLO_MAX_BYTES 4096
+/* Connections that have not authenticated yet: a flood of them cannot starve the server. */
+#define MAX_PENDING 8
+#define NONCE_MIN 16
+#define NONCE_MAX 128
 static char *token;
 static char chunk_for_token[4096];
 static size_t token_len;
 static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
 static int session_busy;
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+static int pending_fds[MAX_PENDING];
+static int pending_n;
+
+/* A new connection waits to authenticate; at the cap the oldest waiting one is cut off (shut down
+ * here, closed by its own thread, which leaves the list before it closes: no fd is reused under us). */
+static void pending_add(int fd) {
+    pthread_mutex_lock(&pending_lock);
+    if (pending_n == MAX_PENDING) {
+        shutdown(pending_fds[0], SHUT_RDWR);
+        memmove(pending_fds, pending_fds + 1, (MAX_PENDING - 1) * sizeof *pending_fds);
+        pending_n--;
+    }
+    pending_fds[pending_n++] = fd;
+    pthread_mutex_unlock(&pending_lock);
+}
+
+static void pending_remove(int fd) {
+    pthread_mutex_lock(&pending_lock);
+    for (int i = 0; i < pending_n; i++)
+        if (pending_fds[i] == fd) {
+            memmove(pending_fds + i, pending_fds + i + 1, (size_t)(pending_n - i - 1) * sizeof *pending_fds);
+            pending_n--;
+            break;
+        }
+    pthread_mutex_unlock(&pending_lock);
+}
 
 static void reply(int fd, long id, const char *error) {
     buf_t line = {0};
@@ -731,11 +861,53 @@ static void reply(int fd, long id, const char *error) {
     free(line.data);
 }
 
-static int token_matches(const buf_t *given) {
-    if (given->len != token_len) return 0;
+/* HMAC-SHA256(token, ROLE|client nonce|server nonce) in hex: call_server.py's proof(). */
+static void proof(const char *role, const buf_t *client_nonce, const char *server_nonce, char hex[65]) {
+    buf_t msg = {0};
+    unsigned char mac[32];
+    buf_str(&msg, role);
+    buf_add(&msg, "|", 1);
+    buf_add(&msg, client_nonce->data, client_nonce->len);
+    buf_add(&msg, "|", 1);
+    buf_str(&msg, server_nonce);
+    hmac_sha256((const unsigned char *)token, token_len, msg.data, msg.len, mac);
+    free(msg.data);
+    for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", mac[i]);
+}
+
+static int nonce_ok(const buf_t *nonce) {
+    if (nonce->len < NONCE_MIN || nonce->len > NONCE_MAX) return 0;
+    for (size_t i = 0; i < nonce->len; i++)
+        if (!strchr("0123456789abcdef", nonce->data[i]) || !nonce->data[i]) return 0;
+    return 1;
+}
+
+static int same(const char *a, size_t a_n, const char *b, size_t b_n) {
+    if (a_n != b_n) return 0;
     unsigned char diff = 0;
-    for (size_t i = 0; i < token_len; i++) diff |= (unsigned char)(given->data[i] ^ token[i]);
+    for (size_t i = 0; i < a_n; i++) diff |= (unsigned char)(a[i] ^ b[i]);
     return diff == 0;
+}
+
+/* The next request line of a connection that is still authenticating, within its deadline and
+ * size; it is removed from ``pending`` into ``r``.  0 if none came or it does not parse. */
+static int next_hello_line(int fd, buf_t *pending, double deadline, request_t *r) {
+    char chunk[HELLO_MAX_BYTES];
+    char *nl;
+    memset(r, 0, sizeof *r);
+    while (!(nl = pending->len ? memchr(pending->data, '\n', pending->len) : NULL) && pending->len <= HELLO_MAX_BYTES
+           && now_ms() < deadline) {
+        ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        buf_add(pending, chunk, (size_t)n);
+    }
+    if (!nl || (size_t)(nl - pending->data) > HELLO_MAX_BYTES) return 0;
+    size_t first = (size_t)(nl - pending->data);
+    int parsed = parse_request(pending->data, first, r);
+    memmove(pending->data, pending->data + first + 1, pending->len - first - 1);
+    pending->len -= first + 1;
+    return parsed;
 }
 
 static void *serve_client(void *arg) {
@@ -743,63 +915,71 @@ static void *serve_client(void *arg) {
     struct timeval tv = {HELLO_TIMEOUT_S, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     buf_t pending = {0};
-    char chunk[HELLO_MAX_BYTES];
-    char *nl = NULL;
     double deadline = now_ms() + HELLO_TIMEOUT_S * 1000.0;
-    while (!(nl = pending.len ? memchr(pending.data, '\n', pending.len) : NULL) && pending.len <= HELLO_MAX_BYTES
-           && now_ms() < deadline) {
-        ssize_t n = recv(fd, chunk, sizeof chunk, 0);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        buf_add(&pending, chunk, (size_t)n);
-    }
-    request_t hello;
-    memset(&hello, 0, sizeof hello);
-    size_t first = nl ? (size_t)(nl - pending.data) : 0;
+    request_t hello, auth;
+    memset(&auth, 0, sizeof auth);
     /* Whatever a refused line allocated is freed below: refusals must not cost memory. */
-    int parsed = nl && parse_request(pending.data, first, &hello);
-    if (!parsed || !hello.hello || !token_matches(&hello.token)) {
+    if (!next_hello_line(fd, &pending, deadline, &hello) || !hello.hello || !nonce_ok(&hello.nonce)) {
         reply(fd, hello.id, "unauthorized");
-    } else {
-        pthread_mutex_lock(&session_lock);
-        int busy = session_busy;
-        session_busy = 1;
-        pthread_mutex_unlock(&session_lock);
-        if (busy) {
-            reply(fd, hello.id, "busy: another client is connected");
-        } else {
-            struct timeval none = {0, 0};
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
-            pthread_mutex_lock(&out_lock);
-            unsigned long gen = ++out_gen;
-            out_fd = fd;
-            pthread_mutex_unlock(&out_lock);
-            pthread_mutex_lock(&calls_lock);
-            live_gen = gen;
-            pthread_mutex_unlock(&calls_lock);
-            buf_t line = {0};
-            buf_fmt(&line, "{\"id\": %ld, \"ready\": true, \"pid\": %d}", hello.id, (int)getpid());
-            send_line(&line, gen);
-            free(line.data);
-            memmove(pending.data, pending.data + first + 1, pending.len - first - 1);
-            pending.len -= first + 1;
-            serve_lines(fd, &pending, gen);
-            /* Hung up: nothing more goes to this socket, and its calls are killed. */
-            pthread_mutex_lock(&out_lock);
-            out_fd = -1;
-            out_gen++;
-            pthread_mutex_unlock(&out_lock);
-            pthread_mutex_lock(&calls_lock);
-            live_gen = 0;  /* no session: a call of this one starting from now is killed in slot_add */
-            for (int i = 0; i < MAX_CALLS; i++)
-                if (calls[i].pid && calls[i].gen == gen) { calls[i].cancelled = 1; kill_call(calls[i].pid); }
-            pthread_mutex_unlock(&calls_lock);
-            pthread_mutex_lock(&session_lock);
-            session_busy = 0;
-            pthread_mutex_unlock(&session_lock);
-        }
+        goto done;
     }
+    unsigned char raw[16];
+    char server_nonce[33], mine[65], theirs[65];
+    if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw) { reply(fd, hello.id, "no randomness"); goto done; }
+    for (int i = 0; i < 16; i++) snprintf(server_nonce + 2 * i, 3, "%02x", raw[i]);
+    proof("brainbench-call-server", &hello.nonce, server_nonce, mine);
+    buf_t line = {0};
+    buf_fmt(&line, "{\"id\": %ld, \"challenge\": \"%s\", \"proof\": \"", hello.id, server_nonce);
+    buf_str(&line, mine);
+    buf_str(&line, "\"}\n");
+    (void)!send(fd, line.data, line.len, MSG_NOSIGNAL);
+    free(line.data);
+    proof("brainbench-call-client", &hello.nonce, server_nonce, theirs);
+    if (!next_hello_line(fd, &pending, deadline, &auth) || !auth.auth.data
+        || !same(auth.auth.data, auth.auth.len, theirs, 64)) {
+        reply(fd, auth.id, "unauthorized");
+        goto done;
+    }
+    pending_remove(fd);
+    pthread_mutex_lock(&session_lock);
+    int busy = session_busy;
+    session_busy = 1;
+    pthread_mutex_unlock(&session_lock);
+    if (busy) {
+        reply(fd, auth.id, "busy: another client is connected");
+        goto done;
+    }
+    struct timeval none = {0, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
+    pthread_mutex_lock(&out_lock);
+    unsigned long gen = ++out_gen;
+    out_fd = fd;
+    pthread_mutex_unlock(&out_lock);
+    pthread_mutex_lock(&calls_lock);
+    live_gen = gen;
+    pthread_mutex_unlock(&calls_lock);
+    line = (buf_t){0};
+    buf_fmt(&line, "{\"id\": %ld, \"ready\": true, \"pid\": %d}", auth.id, (int)getpid());
+    send_line(&line, gen);
+    free(line.data);
+    serve_lines(fd, &pending, gen);
+    /* Hung up: nothing more goes to this socket, and its calls are killed. */
+    pthread_mutex_lock(&out_lock);
+    out_fd = -1;
+    out_gen++;
+    pthread_mutex_unlock(&out_lock);
+    pthread_mutex_lock(&calls_lock);
+    live_gen = 0;  /* no session: a call of this one starting from now is killed in slot_add */
+    for (int i = 0; i < MAX_CALLS; i++)
+        if (calls[i].pid && calls[i].gen == gen) { calls[i].cancelled = 1; kill_call(calls[i].pid); }
+    pthread_mutex_unlock(&calls_lock);
+    pthread_mutex_lock(&session_lock);
+    session_busy = 0;
+    pthread_mutex_unlock(&session_lock);
+done:
+    pending_remove(fd);
     free_request(&hello);
+    free_request(&auth);
     free(pending.data);
     close(fd);
     return NULL;
@@ -886,7 +1066,13 @@ static int listen_main(int argc, char **argv) {
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        if (pthread_create(&thread, &attr, serve_client, (void *)(intptr_t)fd) != 0) close(fd);
+        pending_add(fd);
+        if (pthread_create(&thread, &attr, serve_client, (void *)(intptr_t)fd) != 0) {
+            /* No thread (the container at its pids limit): this connection is dropped, the server goes on. */
+            pending_remove(fd);
+            close(fd);
+            usleep(10000);
+        }
         pthread_attr_destroy(&attr);
     }
 }

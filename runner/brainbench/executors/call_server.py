@@ -21,18 +21,32 @@ start where asked.
 Listen mode (``call_server.py --listen HOST:PORT [--token-file FILE] -- HOOK [ARG...]``) serves
 the same protocol over TCP, for a seam that runs as a container of its own beside the runner
 (a Kubernetes pod's sidecar; executors/sidecar.py).  Every container of a pod shares the
-loopback network, so a hook of another seam could connect too: the first line must be the
-``hello`` carrying this seam's token (``--token-file``, else ``BRAINBENCH_CALL_TOKEN``, which is
-removed from the environment hooks inherit), anything else is refused and the connection
-closed; one authenticated client is served at a time, and when it goes, its calls are killed.
+loopback network, so a hook of another seam could connect too, or bind this port once this
+server is gone.  So each side proves it holds this seam's token (``--token-file``, else
+``BRAINBENCH_CALL_TOKEN``, which is removed from the environment hooks inherit) without
+sending it, the server first, so the runner proves nothing to a stranger on the port:
+
+    client: {"id": 0, "hello": true, "nonce": CN}
+    server: {"id": 0, "challenge": SN, "proof": HMAC(token, "brainbench-call-server|CN|SN")}
+    client: {"id": 1, "auth": HMAC(token, "brainbench-call-client|CN|SN")}    (only if the proof holds)
+    server: {"id": 1, "ready": true, "pid": ...}
+
+(HMAC-SHA256 in hex; nonces of 16 to 128 hex digits).  Anything else is refused and the
+connection closed, within ``HELLO_TIMEOUT_S``; at most ``MAX_PENDING`` connections wait to
+authenticate, a new one cutting the oldest off.  One authenticated client is served at a time,
+and when it goes, its calls are killed.  A call that gets no thread (the container at its pids
+limit, which only its hooks fill) is answered as a hook that could not start, and the server
+lives on.
 
 Deliberately stdlib-only and free of BrainBench imports: this file's source is what runs
 in the container.  Keep it compatible with old interpreters (no annotations at runtime).
 """
 
+import hashlib
 import hmac
 import json
 import os
+import secrets
 import selectors
 import signal
 import socket
@@ -43,9 +57,40 @@ import time
 
 ARGV_ENV = "BRAINBENCH_CALL_ARGV"
 TOKEN_ENV = "BRAINBENCH_CALL_TOKEN"
-# Listen mode: how long a new connection has to authenticate, and its hello line's size.
+# Listen mode: how long a new connection has to authenticate, its handshake lines' size, and
+# how many connections may be authenticating at once.
 HELLO_TIMEOUT_S = 5.0
 HELLO_MAX_BYTES = 4096
+MAX_PENDING = 8
+SERVER_ROLE = "brainbench-call-server"
+CLIENT_ROLE = "brainbench-call-client"
+HEX = frozenset("0123456789abcdef")
+NOT_STARTED = "cannot start hook: the call server got no thread for it (the container is at its process limit)\n"
+
+
+def proof(token, role, client_nonce, server_nonce):
+    """HMAC-SHA256 of ``role|client_nonce|server_nonce`` under the seam's token, in hex."""
+    message = "|".join((role, client_nonce, server_nonce)).encode("ascii")
+    return hmac.new(token, message, hashlib.sha256).hexdigest()
+
+
+def nonce_ok(nonce):
+    return isinstance(nonce, str) and 16 <= len(nonce) <= 128 and set(nonce) <= HEX
+
+
+def not_started(rid):
+    """The answer to a call that got no thread: a hook that could not start (exit 127)."""
+    return {"id": rid, "exit_code": 127, "stdout": "", "stderr": NOT_STARTED, "timed_out": False, "oversize": None,
+            "run_ms": 0.0}
+
+
+def start_thread(target, *args):
+    """Start a daemon thread; False when none can be had (RuntimeError at the pids limit)."""
+    try:
+        threading.Thread(target=target, args=args, daemon=True).start()
+    except RuntimeError:
+        return False
+    return True
 
 
 class Session:
@@ -185,8 +230,15 @@ def run_call(argv, request, session=None):
         return {"exit_code": 127, "stdout": "", "stderr": f"cannot start hook: {exc}\n", "timed_out": False,
                 "oversize": None, "run_ms": 0.0}
     session.register(request.get("id"), proc)
-    threading.Thread(target=_feed, args=(proc.stdin, data), daemon=True).start()
-    threading.Thread(target=_kill_group_on_exit, args=(proc.pid,), daemon=True).start()
+    if not (start_thread(_feed, proc.stdin, data) and start_thread(_kill_group_on_exit, proc.pid)):
+        _kill_group(proc.pid)
+        session.calls.pop(request.get("id"), None)
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            stream.close()
+        answer = not_started(request.get("id"))
+        answer.pop("id")
+        return answer
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
     buffers = {out_fd: bytearray(), err_fd: bytearray()}
     names = {out_fd: "stdout", err_fd: "stderr"}
@@ -268,26 +320,37 @@ def serve(argv, lines, session):
         if request.get("hello"):
             session.send({"id": request.get("id"), "ready": True, "pid": os.getpid()})
             continue
-        threading.Thread(target=_serve_one, args=(argv, request, session), daemon=True).start()
+        if not start_thread(_serve_one, argv, request, session):
+            session.send(not_started(request.get("id")))
 
 
-def _read_hello(conn):
-    """The first line of a new connection, within the deadline and size; None if there is none."""
-    conn.settimeout(HELLO_TIMEOUT_S)
-    data = b""
-    deadline = time.monotonic() + HELLO_TIMEOUT_S
+def _read_line(conn, buffer, deadline):
+    """The next line of a connection still authenticating, within the deadline and size: (line or None, rest)."""
     try:
-        while b"\n" not in data and len(data) <= HELLO_MAX_BYTES and time.monotonic() < deadline:
+        while b"\n" not in buffer and len(buffer) <= HELLO_MAX_BYTES:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None, b""
+            conn.settimeout(remaining)
             chunk = conn.recv(HELLO_MAX_BYTES)
             if not chunk:
                 return None, b""
-            data += chunk
-    except OSError:  # socket.timeout included
+            buffer += chunk
+    except OSError:  # socket.timeout included, and a shutdown by the pending cap
         return None, b""
-    if b"\n" not in data:
+    line, sep, rest = buffer.partition(b"\n")
+    if not sep or len(line) > HELLO_MAX_BYTES:
         return None, b""
-    line, rest = data.split(b"\n", 1)
     return line, rest
+
+
+def _handshake_line(conn, buffer, deadline):
+    """(request or {}, rest) for the next handshake line."""
+    line, rest = _read_line(conn, buffer, deadline)
+    try:
+        return (_parse(line) if line is not None else {}), rest
+    except ValueError:
+        return {}, rest
 
 
 class Listener:
@@ -298,24 +361,43 @@ class Listener:
         self.token = token.encode("utf-8")
         self.lock = threading.Lock()
         self.busy = False
+        self.pending = []  # connections still authenticating, oldest first
+
+    def _refuse(self, conn, rid, why="unauthorized"):
+        conn.sendall((json.dumps({"id": rid, "error": why}) + "\n").encode("ascii"))
+
+    def _authenticate(self, conn):
+        """(the ready answer's id, bytes already read) for a client that proved the token; None otherwise."""
+        deadline = time.monotonic() + HELLO_TIMEOUT_S
+        hello, rest = _handshake_line(conn, b"", deadline)
+        client_nonce = hello.get("nonce")
+        if not hello.get("hello") or not nonce_ok(client_nonce):
+            self._refuse(conn, hello.get("id"))
+            return None
+        server_nonce = secrets.token_hex(16)
+        conn.sendall((json.dumps({"id": hello.get("id"), "challenge": server_nonce,
+                                  "proof": proof(self.token, SERVER_ROLE, client_nonce, server_nonce)}) + "\n")
+                     .encode("ascii"))
+        auth, rest = _handshake_line(conn, rest, deadline)
+        given = str(auth.get("auth") or "").encode("utf-8", "surrogateescape")
+        if not hmac.compare_digest(given, proof(self.token, CLIENT_ROLE, client_nonce, server_nonce).encode()):
+            self._refuse(conn, auth.get("id"))
+            return None
+        return auth.get("id"), rest
 
     def handle(self, conn):
         try:
-            line, rest = _read_hello(conn)
             try:
-                hello = _parse(line) if line is not None else {}
-            except ValueError:
-                hello = {}
-            rid = hello.get("id")
-            given = str(hello.get("token") or "").encode("utf-8", "surrogateescape")
-            if not hello.get("hello") or not hmac.compare_digest(given, self.token):
-                conn.sendall((json.dumps({"id": rid, "error": "unauthorized"}) + "\n").encode("ascii"))
+                authenticated = self._authenticate(conn)
+            finally:
+                self._settled(conn)
+            if authenticated is None:
                 return
+            rid, rest = authenticated
             with self.lock:
                 busy, self.busy = self.busy, True
             if busy:
-                conn.sendall((json.dumps({"id": rid, "error": "busy: another client is connected"}) + "\n")
-                             .encode("ascii"))
+                self._refuse(conn, rid, "busy: another client is connected")
                 return
             try:
                 conn.settimeout(None)
@@ -337,6 +419,22 @@ class Listener:
             except OSError:
                 pass
 
+    def _admit(self, conn):
+        """A new connection waits to authenticate; at the cap the oldest waiting one is cut off."""
+        with self.lock:
+            if len(self.pending) >= MAX_PENDING:
+                oldest = self.pending.pop(0)
+                try:
+                    oldest.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+            self.pending.append(conn)
+
+    def _settled(self, conn):
+        with self.lock:
+            if conn in self.pending:
+                self.pending.remove(conn)
+
     def run(self, host, port):
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         server = socket.socket(family, socket.SOCK_STREAM)
@@ -346,8 +444,17 @@ class Listener:
         sys.stderr.write(f"call server: listening on {host}:{server.getsockname()[1]}\n")
         sys.stderr.flush()
         while True:
-            conn, _ = server.accept()
-            threading.Thread(target=self.handle, args=(conn,), daemon=True).start()
+            try:
+                conn, _ = server.accept()
+            except OSError:  # out of descriptors (EMFILE) or an aborted connection: the server goes on
+                time.sleep(0.01)
+                continue
+            self._admit(conn)
+            if not start_thread(self.handle, conn):
+                # No thread (the container at its pids limit): this connection is dropped, the server goes on.
+                self._settled(conn)
+                conn.close()
+                time.sleep(0.01)
 
 
 def _socket_lines(conn, rest):

@@ -3,23 +3,31 @@
 In a Kubernetes pod every seam image runs as a native sidecar with the call server in
 listen mode (``call-server --listen 127.0.0.1:PORT --token-file FILE -- HOOK…``,
 deploy/kubernetes/shard-job-images.yaml); the runner container connects to each over the
-pod's loopback.  ``start`` connects, authenticates with the seam's token and gets the
-hello back, so the seam is warm before any graded call.  Every call is one request
+pod's loopback.  ``start`` connects and authenticates (``call_server.py``'s handshake: each side
+proves it holds the seam's token without sending it, the server first, so the runner proves
+nothing to whoever holds the port), so the seam is warm before any graded call.  Every call is one request
 line: a fresh hook process in the sidecar, exec semantics as real hooks run, with the
 transcript and cwd the call names carried in the request (``call_files``): a sidecar
 sees none of the runner's files, so the gold and the other seams' transcripts stay out
 of its reach.
 
 What a pod cannot isolate (docs/SCALING.md): its containers share one network namespace,
-so a hook can connect to any loopback port; the call servers refuse every connection
-without their seam's token, and the brain's superuser password is in neither the seams'
+so a hook can connect to any loopback port, or bind a dead call server's; the call servers
+refuse every connection that cannot prove the seam's token, the runner answers no peer that
+cannot prove it either, and the brain's superuser password is in neither the seams'
 environment nor their files (each hook gets its own role's URL, as with every provider).
+A call server that dies during the run is that seam's failure: its connection is tried again
+once (a restarted sidecar is the same server, token and all), and if that fails the seam is
+dead for the rest of the run, each of its calls an ``adapter_crash`` at once, never served
+by whatever took its port.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hmac
 import logging
+import secrets
 import socket
 import threading
 import time
@@ -32,6 +40,7 @@ import anyio
 from .base import Executor, ExecutorError, HookCall, HookOutcome, RunContext, SeamLaunch, SeamProcess, stop_all
 from .call_files import files_for
 from .call_protocol import CallChannel, CallServerError
+from .call_server import CLIENT_ROLE, SERVER_ROLE, nonce_ok, proof
 from .limits import LineSplitter
 
 log = logging.getLogger(__name__)
@@ -43,6 +52,8 @@ HANDSHAKE_TIMEOUT_S = 10.0
 # A listening call server serves one client at a time and says "busy" to others; right
 # after a client hangs up it is busy for as long as it takes to kill that client's calls.
 BUSY_WAIT_S = 10.0
+# After the seam started: how long its call server has to be back (a restarted sidecar) before the seam is dead.
+RECONNECT_TIMEOUT_S = 5.0
 
 
 def parse_endpoints(items: Sequence[str]) -> dict[str, tuple[str, int]]:
@@ -99,11 +110,31 @@ class TcpCallChannel(CallChannel):
         self.alive = True
         reader = threading.Thread(target=self._read, args=(self.sock,), name=f"bb-sidecar-{self.seam}", daemon=True)
         reader.start()
-        answer = self.hello(HANDSHAKE_TIMEOUT_S, token=token)
-        if not answer.get("ready"):
-            self.close()
-            reader.join(HANDSHAKE_TIMEOUT_S)  # its end must not mark the next attempt's connection dead
-        return answer
+        ready = False
+        try:
+            answer = self._authenticate(token.encode("utf-8"))
+            ready = bool(answer.get("ready"))
+            return answer
+        finally:
+            if not ready:
+                self.close()
+                reader.join(HANDSHAKE_TIMEOUT_S)  # its end must not mark the next attempt's connection dead
+
+    def _authenticate(self, token: bytes) -> dict[str, object]:
+        """call_server.py's handshake, client side: the answer to our proof ({"ready": ...} or an error).
+        Raises when the peer cannot prove it holds the token: then it has heard nothing but a nonce."""
+        nonce = secrets.token_hex(16)
+        challenge = self.hello(HANDSHAKE_TIMEOUT_S, nonce=nonce)
+        if challenge.get("error"):
+            return challenge
+        server_nonce, shown = challenge.get("challenge"), challenge.get("proof")
+        genuine = nonce_ok(server_nonce) and isinstance(shown, str) and hmac.compare_digest(
+            shown.encode("utf-8", "surrogateescape"), proof(token, SERVER_ROLE, nonce, str(server_nonce)).encode())
+        if not genuine:
+            raise CallServerError(
+                f"{self.seam}: the peer at {self.where} is not {self.seam}'s call server: it cannot prove it holds "
+                "the seam's token (a wrong --seam-tokens file, or another process on that port)")
+        return self.ask({"auth": proof(token, CLIENT_ROLE, nonce, str(server_nonce))}, HANDSHAKE_TIMEOUT_S)
 
     def send_line(self, line: bytes) -> None:
         if self.sock is None:
@@ -132,6 +163,10 @@ class TcpCallChannel(CallChannel):
                 self.sock.close()
 
 
+class SeamDead(CallServerError):
+    """The seam's call server died during the run and did not come back: that seam's failure."""
+
+
 class SidecarSeam(SeamProcess):
     mode = "exec"
 
@@ -141,22 +176,32 @@ class SidecarSeam(SeamProcess):
         self.host, self.port, self.token = host, port, token
         self.grace_s = grace_s
         self.channel: TcpCallChannel | None = None
+        # Why the seam's call server is gone for good (set once a reconnect failed).
+        self.dead: str | None = None
         self._lock = threading.Lock()
 
-    def connect(self) -> TcpCallChannel:
+    def connect(self, timeout_s: float = CONNECT_TIMEOUT_S) -> TcpCallChannel:
         channel = TcpCallChannel(self.seam, self.host, self.port)
-        channel.connect(self.token)
+        channel.connect(self.token, timeout_s)
         self.channel = channel
         return channel
 
     def _live(self) -> TcpCallChannel:
-        """The connection, made again once if it dropped since the last call."""
+        """The connection, made again once if it dropped since the last call; raises ``SeamDead``
+        when the server is not back within ``RECONNECT_TIMEOUT_S`` (or something else holds its port)."""
         with self._lock:
+            if self.dead is not None:
+                raise SeamDead(self.dead)
             if self.channel is not None and self.channel.alive:
                 return self.channel
             if self.channel is not None:
                 self.channel.close()
-            return self.connect()
+            try:
+                return self.connect(RECONNECT_TIMEOUT_S)
+            except CallServerError as exc:
+                self.dead = f"the call server of {self.seam} died during the run and did not come back ({exc})"
+                log.warning("sidecar: %s", self.dead)
+                raise SeamDead(self.dead) from None
 
     def _drop(self, channel: TcpCallChannel) -> None:
         with self._lock:
@@ -174,6 +219,9 @@ class SidecarSeam(SeamProcess):
             channel = self._live()
             files = files_for(call.payload, self.launch.shared_paths)
             return channel.run(call, {**self.launch.env, **call.env}, self.grace_s, self.seam, files)
+        except SeamDead as exc:
+            # The seam's own failure, graded once (a crash, as a dead stream process is): never retried.
+            return HookOutcome(1, b"", f"{exc}\n".encode(), False, (time.perf_counter() - started) * 1000)
         except (CallServerError, OSError, ValueError, KeyError, TypeError) as exc:
             # An infrastructure fault, never the hook's grade; the orchestrator retries the call.
             if channel is not None:

@@ -9,7 +9,10 @@ need not have one.
 
 A seam whose contract says ``"server": "private"`` keeps its databases on the Postgres
 server its provider started for it alone (``SeamProcess.brain_server_url``), as that
-server's superuser; the run's shared server never sees them.
+server's superuser; the run's shared server never sees them.  That server is the image's:
+the runner's every connection there is bounded in time (``brain/guarded.py``), and the
+first time it stalls or fails the runner, the fixture is a seed failure of that seam, as is
+every later one at once (no second wait); the other seams go on as if it were not there.
 """
 
 from __future__ import annotations
@@ -17,10 +20,12 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import anyio
 
 from brainbench.brain.databases import BrainDatabases
+from brainbench.brain.guarded import ConnectionGuard, ImageServerError
 from brainbench.brain.image_brains import ImageBrain, ImageSeededBrains
 from brainbench.brain.seed_document import seed_document
 from brainbench.brain.seeding import SeedError
@@ -31,6 +36,7 @@ from brainbench.models.seed import BrainContract
 from brainbench.orchestrator.launch import ActiveSeam
 
 STDERR_TAIL_CHARS = 600
+T = TypeVar("T")
 
 
 @dataclass
@@ -42,10 +48,33 @@ class SeededSeam:
     contract: BrainContract
     brains: ImageSeededBrains
     init_error: str | None = None
+    # Set when the seam's private server stalled or failed the runner: its fixtures fail at once from then on.
+    server_error: str | None = None
 
     @property
     def image(self) -> str:
         return self.active.info.image or "?"
+
+    @property
+    def private(self) -> bool:
+        return self.contract.server == "private"
+
+    def server_failed(self, exc: ImageServerError) -> str:
+        self.server_error = self.server_error or f"its private brain server {exc}"
+        return self.server_error
+
+    async def in_thread(self, work: Callable[[], T]) -> T:
+        """Runner work on the seam's databases.  On a private server an interrupted run does not
+        wait for it: the server goes with the seam, which ends whatever the work still waits on."""
+        return await anyio.to_thread.run_sync(work, abandon_on_cancel=self.private)
+
+    async def drop(self, brain: ImageBrain) -> None:
+        if self.server_error:
+            return  # nothing more is asked of a server that failed: it goes with the run
+        try:
+            await self.in_thread(lambda: self.brains.drop(brain))
+        except ImageServerError as exc:
+            self.server_failed(exc)
 
 
 def stderr_tail(stderr: bytes, one_line: bool = False) -> str:
@@ -96,14 +125,17 @@ async def prepare_seeded_seams(seams: Mapping[str, ActiveSeam], dbs: BrainDataba
         say = phase or (lambda _line: None)
         say(f"seam {harness}: building the brain template of image {image}"
             + (f" (extensions {', '.join(contract.extensions)})" if contract.extensions else ""))
-        url = await anyio.to_thread.run_sync(brains.prepare_template)
-        if contract.init:
-            say(f"seam {harness}: running init of image {image} ({' '.join(contract.init)})")
-            failure, _ = await run_step(active.process, contract.init, b"", {"BRAINBENCH_DATABASE_URL": url},
-                                        contract.init_timeout_s)
-            if failure:
-                seam.init_error = f"init ({' '.join(contract.init)}) {failure}"
-        await anyio.to_thread.run_sync(brains.seal_template)
+        try:
+            url = await seam.in_thread(brains.prepare_template)
+            if contract.init:
+                say(f"seam {harness}: running init of image {image} ({' '.join(contract.init)})")
+                failure, _ = await run_step(active.process, contract.init, b"", {"BRAINBENCH_DATABASE_URL": url},
+                                            contract.init_timeout_s)
+                if failure:
+                    seam.init_error = f"init ({' '.join(contract.init)}) {failure}"
+            await seam.in_thread(brains.seal_template)
+        except ImageServerError as exc:
+            seam.server_failed(exc)
     return seeded
 
 
@@ -117,7 +149,7 @@ def brain_server(dbs: BrainDatabases, harness: str, image: str, contract: BrainC
         raise ExecutorError(f"image {image} (seam {harness}) asks for a private brain server (label "
                             "io.brainbench.brain, \"server\": \"private\"), which only the docker executor starts")
     return BrainDatabases(ExternalPostgres(url), dbs.run_id, connection_limit=dbs.connection_limit,
-                          statement_timeout_ms=dbs.statement_timeout_ms)
+                          statement_timeout_ms=dbs.statement_timeout_ms, guard=ConnectionGuard())
 
 
 def seed_env(url: str, fixture: Fixture) -> dict[str, str]:
@@ -130,21 +162,26 @@ async def seed_clone(seam: SeededSeam, fixture: Fixture) -> tuple[ImageBrain | N
     where = f"seed failed for fixture {fixture.fixture_id} in seam {seam.harness} (image {seam.image})"
     if seam.init_error:
         return None, f"{where}: {seam.init_error}"
+    if seam.server_error:
+        return None, f"{where}: {seam.server_error}"
     try:
         document = seed_document(fixture).model_dump_json().encode("utf-8")
     except SeedError as exc:
         return None, str(exc)
-    brain = await anyio.to_thread.run_sync(seam.brains.clone)
+    try:
+        brain = await seam.in_thread(seam.brains.clone)
+    except ImageServerError as exc:
+        return None, f"{where}: {seam.server_failed(exc)}"
     env = seed_env(brain.url, fixture)
     try:
         failure, _ = await run_step(seam.active.process, seam.contract.seed, document, env,
                                     seam.contract.seed_timeout_s)
     except BaseException:
         with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(seam.brains.drop, brain)
+            await seam.drop(brain)
         raise
     if failure:
-        await anyio.to_thread.run_sync(seam.brains.drop, brain)
+        await seam.drop(brain)
         return None, f"{where}: seed ({' '.join(seam.contract.seed)}) {failure}"
     return brain, None
 
@@ -170,4 +207,4 @@ async def seeded_brains(seams: Mapping[str, SeededSeam], fixture: Fixture
         with anyio.CancelScope(shield=True):
             for seam, brain in made.values():
                 with contextlib.suppress(Exception):
-                    await anyio.to_thread.run_sync(seam.brains.drop, brain)
+                    await seam.drop(brain)

@@ -108,4 +108,4 @@ class CallServer(CallChannel):
 
     def call(self, call: HookCall, files: CallFiles | None = None) -> HookOutcome:
         executor = self.seam.executor
-        return self.run(call, executor.container_env(call.env), executor.limits.call_grace_s, self.seam.seam, files)
+        return self.run(call, self.seam.container_env(call.env), executor.limits.call_grace_s, self.seam.seam, files)

@@ -7,6 +7,8 @@ behind, so the next run sweeps leftovers whose owner is *provably* dead.  An own
 cannot judge (another machine, another pid namespace without a visible lock file, an
 object from before owner labels) is never swept automatically: removing a live run's
 container would corrupt its grades.  ``brainbench cleanup --all`` removes those too.
+A container's labels are believed only where its image did not set them (``labels``): a
+container someone made from an image carrying our labels is not ours, whatever they say.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from brainbench.models.owner import Owner, OwnerState
 from brainbench.ownership import current_owner, owner_state
 
 from .config import LABEL_CREATED, LABEL_MANAGED, LABEL_OWNER, LABEL_ROLE, LABEL_RUN_ID
+from .labels import ImageLabels
 
 if TYPE_CHECKING:
     from .client import DockerApi
@@ -79,9 +82,13 @@ def remove_labelled(api: DockerApi, *, run_id: str | None = None, dead_only: boo
 
     # The low-level list answers from one call; the SDK's ``containers.list`` inspects
     # every hit afterwards and raises 404 when a concurrent run removes one in between.
+    images = ImageLabels(api)
     for entry in api.api.containers(all=True, filters=filters):
         name = (entry.get("Names") or [entry["Id"][:12]])[0].lstrip("/")
-        if not selected(entry.get("Labels") or {}, f"container {name}"):
+        labels = images.believed(entry)
+        if LABEL_RUN_ID not in labels or (run_id and labels[LABEL_RUN_ID] != run_id):
+            continue  # its image gave it our labels: not a container of any run
+        if not selected(labels, f"container {name}"):
             continue
         try:
             api.api.remove_container(entry["Id"], force=True, v=True)

@@ -18,6 +18,8 @@ __all__ = ["CONTRACT_VERSION", "DockerConfig", "HardeningConfig", "ResourceLimit
 
 # Bumped when the image contract (env names, stream line protocol, labels) changes.
 CONTRACT_VERSION = "1"
+# Where a hook finds its brain (the image contract's one database variable).
+DB_ENV = "BRAINBENCH_DATABASE_URL"
 
 LABEL_MANAGED = "brainbench.managed"
 LABEL_RUN_ID = "brainbench.run_id"

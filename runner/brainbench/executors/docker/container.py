@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 from brainbench.models.seed import BrainContractError, brain_contract_of
 
 from ..base import InvocationMode, SeamLaunch
+from ..call_files import CallFiles, files_for
 from .cleanup import owner_labels
-from .config import CONTRACT_VERSION, LABEL_SEAM
+from .config import CONTRACT_VERSION, DB_ENV, LABEL_SEAM
 from .failures import (
     DockerInfraError,
     ImageContractError,
@@ -33,13 +34,13 @@ from .failures import (
 )
 from .hardening import create_kwargs, resolve_user, user_spec
 from .image import ImageFacts, inspect_image, read_accounts
+from .labels import runner_labels
 from .mounts import remote_tmpfs, seam_mounts
 from .private_brain import PrivateBrain, private_brain_image, start_private_brain
-from .remote_files import CallFiles, files_for
 from .users import Accounts, UserSpecError, needs_accounts
 
 if TYPE_CHECKING:
-    from .provider import DockerExecutor
+    from .host import SeamHost
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +82,7 @@ def choose_mode(launch: SeamLaunch, facts: ImageFacts) -> InvocationMode:
 
 
 class SeamContainer:
-    def __init__(self, executor: DockerExecutor, launch: SeamLaunch) -> None:
+    def __init__(self, executor: SeamHost, launch: SeamLaunch) -> None:
         self.executor = executor
         self.launch = launch
         self.seam = launch.seam
@@ -108,7 +109,8 @@ class SeamContainer:
         hardening = self.executor.hardening
         spec = user_spec(hardening, facts.user)
         if spec and needs_accounts(spec):
-            self.accounts = read_accounts(api, self.image_ref, owner_labels(self.executor.run_id))
+            self.accounts = read_accounts(api, self.image_ref, runner_labels(facts.labels,
+                                                                             owner_labels(self.executor.run_id)))
         try:
             self.user = resolve_user(hardening, facts.user, self.accounts)
         except UserSpecError as exc:
@@ -116,10 +118,15 @@ class SeamContainer:
         self.mode = choose_mode(self.launch, facts)
         if self.private is None and wants_private_brain(self.image_ref, facts.labels):
             cfg = self.executor.config
+            if self.executor.remote:
+                raise DockerInfraError(
+                    f"seam {self.seam}: image {self.image_ref} declares a private brain server, which needs a Docker "
+                    f"engine on this machine (the runner reaches it through a Unix socket); the engine at {api.host} "
+                    "is remote")
             context = self.executor.context
             if context is not None and context.notify is not None:  # the run's progress: name the wait
                 context.notify(f"seam {self.seam}: starting a private brain server for image {self.image_ref}")
-            # Before the container: its only network is the private server's.
+            # Before the container: the seam joins the private server's network namespace.
             self.private = start_private_brain(api, self.executor.run_id, self.seam,
                                                private_brain_image(cfg.private_brain_image),
                                                cfg.private_brain_start_s)
@@ -141,7 +148,7 @@ class SeamContainer:
             raise ImageContractError(
                 f"image {self.image_ref} has no ENTRYPOINT or CMD, so it has no hook to run: add "
                 "ENTRYPOINT [\"/path/to/hook\"] to its Dockerfile, or give `command` in seams.toml")
-        self.base_env = self.executor.container_env(self.launch.env)
+        self.base_env = self.container_env(self.launch.env)
         with self._lock:
             try:
                 self.container = api.retry(self._create_and_start)
@@ -166,20 +173,23 @@ class SeamContainer:
             mounts, groups = seam_mounts(list(self.launch.shared_paths), socket_dir, self.user, ex.static_helper)
         if groups:
             kwargs["group_add"] = groups
+        # The private server's network namespace, which has only its loopback, names the host itself.
+        host: dict[str, str] = {} if self.private is not None else {"hostname": "seam"}
         if self.private is not None:
-            kwargs["network"] = self.private.network
+            kwargs["network_mode"] = self.private.network_mode
         elif ex.network_name:
             kwargs["network"] = ex.network_name
         else:
             # Unix-socket database (or none): the most hardened option, no network at all.
             kwargs["network_mode"] = "none"
-        labels = {**owner_labels(ex.run_id), LABEL_SEAM: self.seam,
-                  "brainbench.contract_version": CONTRACT_VERSION, "brainbench.mode": self.mode}
+        # Only the runner's labels: the image's would otherwise pass on to the container (labels.py).
+        labels = runner_labels(self.facts.labels if self.facts else None, {
+            **owner_labels(ex.run_id), LABEL_SEAM: self.seam, "brainbench.contract_version": CONTRACT_VERSION,
+            "brainbench.mode": self.mode})
         name = f"{ex.run_id}-{self.seam.replace('_', '-')}-{uuid.uuid4().hex[:6]}"
         container = ex.api.client.containers.create(
             self.image_ref, entrypoint=["/bin/sh", "-c", IDLE_COMMAND], command=[], name=name,
-            labels=labels, environment=self.base_env, mounts=mounts, hostname="seam", detach=True,
-            **kwargs)
+            labels=labels, environment=self.base_env, mounts=mounts, detach=True, **host, **kwargs)
         self.created += 1
         try:
             container.start()
@@ -225,11 +235,19 @@ class SeamContainer:
                 self.container = None
 
     def remove_private_brain(self) -> None:
-        """At the seam's stop (the run's close): after its container, which holds the network."""
+        """At the seam's stop (the run's close): after its container, which shares the server's network."""
         with self._lock:
             if self.private is not None:
-                self.private.remove(self.executor.api)
+                self.private.remove()
                 self.private = None
+
+    def container_env(self, env: Mapping[str, str]) -> dict[str, str]:
+        """The environment as this container must see it: the run's rewrite, and a URL of the
+        seam's private server turned from the runner's socket to the seam's loopback."""
+        out = self.executor.container_env(env)
+        if self.private is not None and out.get(DB_ENV):
+            out[DB_ENV] = self.private.for_seam(out[DB_ENV])
+        return out
 
     # -- exec plumbing -----------------------------------------------------------------------
     def create_exec(self, cmd: list[str], env: Mapping[str, str], *, in_call: bool = False) -> str:

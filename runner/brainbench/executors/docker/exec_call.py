@@ -54,7 +54,7 @@ def exec_call(seam: SeamContainer, call: HookCall, command: list[str] | None = N
     def infra(exc: BaseException) -> HookOutcome:
         return HookOutcome(None, b"", b"", False, (time.perf_counter() - start) * 1000, infra_error=describe(exc))
 
-    env = {**seam.base_env, **ex.container_env(call.env)}
+    env = {**seam.base_env, **seam.container_env(call.env)}
     try:
         pidfile = f"{EXEC_PIDFILE_DIR}/.brainbench-exec-{uuid.uuid4().hex}"
         exec_id = seam.create_exec(supervised(call.timeout_s, command or seam.hook_cmd, pidfile, call.cwd), env,

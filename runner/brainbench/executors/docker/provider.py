@@ -23,16 +23,27 @@ import anyio
 from ..base import Executor, RunContext, SeamLaunch, SeamProcess
 from .cleanup import owner_labels, remove_labelled, sweep_dead_runs
 from .client import DockerApi, resolve_docker_host
-from .config import LABEL_ROLE, LABEL_RUN_ID, ROLE_BRAIN, DockerConfig, HardeningConfig, ResourceLimits
+from .config import (
+    DB_ENV,
+    LABEL_OWNER,
+    LABEL_ROLE,
+    LABEL_RUN_ID,
+    ROLE_BRAIN,
+    DockerConfig,
+    HardeningConfig,
+    ResourceLimits,
+)
 from .database import DbTarget, is_loopback, parse_target, rewrite_host
 from .failures import DockerInfraError
+from .labels import ImageLabels
 from .remote import is_remote
 from .seam import DockerSeamProcess
 from .static_helper import helper_binary, same_architecture
 
 log = logging.getLogger(__name__)
 
-DB_ENV = "BRAINBENCH_DATABASE_URL"
+COMPOSE_SERVICE = "com.docker.compose.service"
+COMPOSE_PROJECT = "com.docker.compose.project"
 
 __all__ = ["DB_ENV", "DockerExecutor", "DockerSeamProcess"]
 
@@ -184,9 +195,13 @@ class DockerExecutor(Executor):
             self.db_host_override = f"{alias}:{port}"
 
     def _find_remote_brain(self, target: DbTarget) -> Any:
-        """The run's own Postgres on this engine (``remote_brain``): one per run, by label."""
+        """The run's own Postgres on this engine (``remote_brain``): one per run, by the name and
+        labels the runner gave it (never by a label an image could have set, ``labels.py``)."""
+        images = ImageLabels(self.api)
         found = self.api.client.containers.list(filters={"label": [
-            f"{LABEL_ROLE}={ROLE_BRAIN}", f"{LABEL_RUN_ID}={self.run_id}"]})
+            f"{LABEL_ROLE}={ROLE_BRAIN}", f"{LABEL_RUN_ID}={self.run_id}"], "name": f"{self.run_id}-brain"})
+        found = [c for c in found if c.name == f"{self.run_id}-brain"
+                 and images.believed(c).get(LABEL_RUN_ID) == self.run_id]
         return found[0] if found else None
 
     def _find_postgres(self, target: DbTarget) -> Any:
@@ -195,23 +210,24 @@ class DockerExecutor(Executor):
         if named:
             return client.containers.get(named)
         host = target.host or ""
-        candidates = [
-            c for c in client.containers.list(ignore_removed=True)
-            if c.name == host or c.labels.get("com.docker.compose.service") == host
-        ]
+        images = ImageLabels(self.api)
+        # A compose service is told by a label compose set, not one its image carries; and no
+        # container a run made (a seam, a private brain) is anyone's shared Postgres.
+        running = [(c, images.believed(c)) for c in client.containers.list(ignore_removed=True)]
+        running = [(c, labels) for c, labels in running if LABEL_OWNER not in labels]
+        candidates = [c for c, labels in running if c.name == host or labels.get(COMPOSE_SERVICE) == host]
         if is_loopback(host):
-            running = client.containers.list(ignore_removed=True)
             # The container that publishes the URL's port is the one the runner talks to (a
             # brain the user started, e.g. brainbench/postgres-vector, docs/GBRAIN.md); else compose's.
-            candidates = ([c for c in running if _container_port(c, target.port) is not None]
-                          or [c for c in running if c.labels.get("com.docker.compose.service") == "postgres"])
+            candidates = ([c for c, _ in running if _container_port(c, target.port) is not None]
+                          or [c for c, labels in running if labels.get(COMPOSE_SERVICE) == "postgres"])
         if len(candidates) > 1:
             # Inside compose our hostname is our container id: prefer our own project.
             with contextlib.suppress(Exception):
                 me = client.containers.get(socket.gethostname())
-                project = me.labels.get("com.docker.compose.project")
-                candidates = [c for c in candidates
-                              if c.labels.get("com.docker.compose.project") == project] or candidates
+                project = images.believed(me).get(COMPOSE_PROJECT)
+                candidates = [c for c in candidates if project and images.believed(c).get(COMPOSE_PROJECT) == project
+                              ] or candidates
         return candidates[0] if candidates else None
 
     def _teardown(self) -> None:
@@ -230,7 +246,7 @@ class DockerExecutor(Executor):
         return out
 
     def _on_shared_server(self, url: str) -> bool:
-        """A private brain server's URL (its address on the seam's network) is already the container's."""
+        """Not a private brain server's URL (its Unix socket: the seam container rewrites that one)."""
         target, mine = self.db_target, parse_target(url)
         return target is None or target.is_socket or (mine.host, mine.port) == (target.host, target.port)
 

@@ -30,6 +30,7 @@ from .cleanup import owner_labels
 from .client import DockerApi
 from .config import LABEL_ROLE, ROLE_BRAIN
 from .database import is_loopback
+from .labels import runner_labels
 from .remote import engine_hostname
 
 log = logging.getLogger(__name__)
@@ -69,16 +70,17 @@ class RemoteBrain:
         host = engine_hostname(self.api.host)
         bind = os.environ.get(BIND_ENV) or ("127.0.0.1" if is_loopback(host) else "0.0.0.0")
         port = int(os.environ[PORT_ENV]) if os.environ.get(PORT_ENV) else None
-        labels = {**owner_labels(self.run_id), LABEL_ROLE: ROLE_BRAIN}
         try:
-            client.images.get(self.image)
+            image_labels = client.images.get(self.image).labels
         except docker.errors.ImageNotFound:
             raise ServerError(f"the remote Docker engine at {self.api.host} has no image {self.image} for the "
                               "run's brain: build it there (scripts/build-images) or load it (docker save | "
                               "docker load), or give a --database-url its containers can reach") from None
+        own = {**owner_labels(self.run_id), LABEL_ROLE: ROLE_BRAIN}
+        labels = runner_labels(image_labels, own)
         # Published ports need a network with a gateway; the seams' run network is internal.
         self.network = self.api.retry(client.networks.create, f"{self.run_id}-brain", driver="bridge",
-                                      labels=labels, check_duplicate=True)
+                                      labels=own, check_duplicate=True)
         self.container = self.api.retry(
             client.containers.run, self.image,
             command=["postgres", "-c", f"max_connections={max_connections}", *FAST_SETTINGS],

@@ -21,7 +21,7 @@ from .remote_files import CallFiles, write_by_exec
 from .stream_pool import StreamPool, StreamSession
 
 if TYPE_CHECKING:
-    from .provider import DockerExecutor
+    from .host import SeamHost
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ def _json_object(payload: bytes) -> dict[str, Any] | None:
 
 
 class DockerSeamProcess(SeamProcess):
-    def __init__(self, executor: DockerExecutor, launch: SeamLaunch) -> None:
+    def __init__(self, executor: SeamHost, launch: SeamLaunch) -> None:
         self.executor = executor
         self.launch = launch
         self.seam = launch.seam

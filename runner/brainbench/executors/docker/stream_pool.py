@@ -197,7 +197,7 @@ class StreamPool:
                                infra_error=describe(exc)), None
         request_id = session.next_id
         session.next_id += 1
-        line = encode_request(request_id, seam.executor.container_env(call.env), obj, call.cwd)
+        line = encode_request(request_id, seam.container_env(call.env), obj, call.cwd)
         start = time.perf_counter()
         try:
             raw = session.request(line, call.timeout_s)
