@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from brainbench.corpus.loader import Corpus
 from brainbench.metrics.result import build_result
+from brainbench.metrics.trust_stage import TrustStage
 from brainbench.models.config import RunConfig
 from brainbench.models.result import RunResult
 from brainbench.models.shard import ShardSpec
@@ -16,8 +17,9 @@ from brainbench.orchestrator.run import Progress
 from brainbench.writeback.stage import WriteBackStage
 
 
-class RunStages(WriteBackStage):
-    """Write-back and continuity scoring (``WriteBackStage``) plus the result document."""
+class RunStages(WriteBackStage, TrustStage):
+    """Write-back and continuity scoring (``WriteBackStage``), memory-trust scoring (``TrustStage``) and the
+    result document."""
 
     build_result = staticmethod(build_result)
 

@@ -59,5 +59,6 @@ def build_result(config: RunConfig, *, fixtures_hash: str, harness_sha: str, sea
         "receipt": receipt, "cells": cells, "turn_rows": rows,
         "seed_failures": [o.seed_failure for o in done if o.seed_failure is not None],
         "_meta": {"metric_glossary": glossary_for(metric_names(cells)), "run": meta_run, "faults": faults,
-                  "not_applicable": not_applicable(config, image_seeded, rows, done), **(meta_extra or {})},
+                  "not_applicable": not_applicable(config, image_seeded, rows, done),
+                  "trust": [o.trust for o in done if o.trust is not None], **(meta_extra or {})},
     })

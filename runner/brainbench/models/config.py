@@ -20,7 +20,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from brainbench.models.corpus import SUITES, Suite
+from brainbench.models.corpus import ALL_SUITES, SUITES, Suite
 from brainbench.models.result import HARNESSES, Harness
 from brainbench.models.sandbox import ResourceLimits, check_size
 
@@ -244,7 +244,7 @@ class RunConfig(BaseModel):
     @field_validator("suites", mode="before")
     @classmethod
     def _split_suites(cls, value: object) -> object:
-        return _csv(value, SUITES, "--suite")
+        return _csv(value, ALL_SUITES, "--suite")
 
     @model_validator(mode="before")
     @classmethod

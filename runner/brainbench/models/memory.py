@@ -370,6 +370,9 @@ class Introspected(_Outcome):
     op: Literal["row_tier", "fact_state", "fact_id_by_claim", "page_id", "canary_persisted", "canary_held",
                 "row_flagged", "claim_active", "canonical_files"]
     tier: TrustTier | None = None
+    # row_tier of a page: where it lives (what its explicit reads are asked for).
+    slug: str | None = None
+    source: str | None = None
     fact: FactStateInfo | None = None
     ref: RowRef | None = None
     answer: bool | None = None

@@ -52,6 +52,7 @@ from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, 
 from brainbench.orchestrator.shard import config_fingerprint, pair_key, plan_keys, shard_plan
 from brainbench.orchestrator.spill import TraceSpill, TraceStream
 from brainbench.orchestrator.stages import RunAborted, Stages
+from brainbench.orchestrator.trust_unit import TrustUnit
 from brainbench.ownership import sweep_lock_files
 from brainbench.scratch_owner import OWNER_FILE, RUN_PREFIX, owned_scratch_dir, sweep_run_dirs
 from brainbench.version import source_revision
@@ -237,6 +238,14 @@ class Runner:
         out.traces += await self._diagnose(conn, pair.reader, replays, slug_sources)
         return out
 
+    async def _trust(self, item: LoadedFixture, dbs: BrainDatabases, workroot: Path) -> FixtureOutcome:
+        # An image that seeds its own brain (seed contract v1) has no path to a trust fixture's brain.
+        seams = {h: s for h, s in self.seams.items() if h not in self.seeded}
+        unit = TrustUnit(brain=lambda: self._brain(dbs), seams=seams, stages=self._stages, workroot=workroot,
+                         env=self._env, keep=self.config.keep)
+        score, shown = await unit.run(item)
+        return FixtureOutcome(rows=shown.rows, faults=shown.faults, traces=shown.traces, trust=score)
+
     # --- whole run ----------------------------------------------------------------------
 
     async def _run(self, server: PostgresServer) -> None:
@@ -286,6 +295,9 @@ class Runner:
                 for pair in self.plan.pairs:
                     if pair_key(pair.pair_id) not in self.outcomes:
                         tg.start_soon(one, pair_key(pair.pair_id), lambda p=pair: self._pair(p, dbs, workroot))
+                for item in self.plan.trust:
+                    if item.fixture_id not in self.outcomes:
+                        tg.start_soon(one, item.fixture_id, lambda i=item: self._trust(i, dbs, workroot))
         finally:
             with anyio.CancelScope(shield=True):
                 for seam in self.seams.values():

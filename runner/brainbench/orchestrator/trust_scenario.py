@@ -70,6 +70,7 @@ class Scenario:
         self.conn = conn  # the runner's own connection: only for its independent scans
         self.fixture = fixture
         self.source = opened.sources[0]
+        self.sources = list(opened.sources)
         self.records: dict[str, StepRecord] = {}
 
     # --- row resolution (§2.5) ---------------------------------------------------------------

@@ -161,6 +161,11 @@ def row_tier(store: Store, ref: RowRef) -> TrustTier | None:
     return None if row is None else stored_tier(row[0])
 
 
+def page_place(store: Store, page_id: int) -> tuple[str, str] | None:
+    row = store.conn.execute("SELECT slug, source_id FROM pages WHERE id = %s", (page_id,)).fetchone()
+    return None if row is None else (row[0], row[1])
+
+
 def fact_state(store: Store, fact_id: int) -> FactStateInfo | None:
     row = store.conn.execute("SELECT id, entity_slug, fact, expired_at IS NOT NULL, superseded_by IS NOT NULL"
                              " FROM facts WHERE id = %s", (fact_id,)).fetchone()

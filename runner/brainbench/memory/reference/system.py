@@ -218,6 +218,8 @@ class ReferenceMemory(MemoryOperations):
         with writer(self.conn, "user_confirmed", None, promotion="user_confirmed", keep=(req.ref.table,)):
             self.store.journal("confirm", req.actor, req.model_dump(mode="json"))
             self.conn.execute(f"UPDATE {req.ref.table} SET trust_tier = 'user_confirmed' WHERE id = %s", (req.ref.id,))
+            if req.ref.table == "pages":
+                pages.rebuild_chunks(self.store, req.ref.id)  # chunks carry the tier search labels them with
             if req.ref.table == "facts":
                 self.conn.execute("UPDATE trust_proposals SET status = 'resolved' WHERE action = 'supersede_fact'"
                                   " AND status = 'pending' AND (target_id = %s OR related_id = %s)",
@@ -275,7 +277,9 @@ class ReferenceMemory(MemoryOperations):
         return m.Read(op="context_pack", items=items, withheld=withheld)
 
     def _row_tier(self, req: m.RowTier) -> m.Introspected:
-        return m.Introspected(op="row_tier", tier=reads.row_tier(self.store, req.ref))
+        where = reads.page_place(self.store, req.ref.id) if req.ref.table == "pages" else None
+        return m.Introspected(op="row_tier", tier=reads.row_tier(self.store, req.ref), slug=where and where[0],
+                              source=where and where[1])
 
     def _fact_state(self, req: m.FactState) -> m.Introspected:
         return m.Introspected(op="fact_state", fact=reads.fact_state(self.store, req.fact_id))
