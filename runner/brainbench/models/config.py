@@ -136,8 +136,8 @@ class RunConfig(BaseModel):
     harnesses: list[Harness] = option(default_factory=lambda: list(HARNESSES),
                                       help="openclaw,claude-code,codex or all.", flag="--harness", cli_type="str")
     suites: list[Suite] = option(default_factory=lambda: list(SUITES),
-                                 help="know-to-ask,push,write-back,continuity,trust,state-resolution,poisoning,deletion or "
-                                      "all (the eight).", flag="--suite", cli_type="str")
+                                 help="know-to-ask,push,write-back,continuity,trust,state-resolution,poisoning,"
+                                      "deletion or all (the eight).", flag="--suite", cli_type="str")
     include_holdout: bool = option(False, "Score holdout fixtures (published-run mode).")
     # Empty = the whole corpus.  A partial run is never gated.
     fixture_ids: list[str] = option(default_factory=list, flag="--fixture", metavar="ID",
