@@ -39,6 +39,7 @@ class Decision:
 def _mode(store: Store, tier: TrustTier) -> str | None:
     if tier == "external_untrusted":
         mode = "off" if mutations.active("external_gate_off") else store.setting("write_gate.external_mode")
+        mode = "reject" if mutations.active("external_gate_reject") else mode
         return mode if mode in ("quarantine", "flag", "reject") else (None if mode == "off" else "flag")
     if tier in _AGENT_TIERS:
         mode = "off" if mutations.active("agent_gate_off") else store.setting("write_gate.agent_mode")

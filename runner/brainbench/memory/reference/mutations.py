@@ -18,6 +18,7 @@ MUTATIONS = {
     "lower_tier_supersedes": "a less trusted writer supersedes a more trusted fact (no guard)",
     "remote_forget_unguarded": "a remote agent may expire any fact",
     "external_gate_off": "write_gate.external_mode = off",
+    "external_gate_reject": "write_gate.external_mode = reject (a tripped external write is refused)",
     "agent_gate_off": "write_gate.agent_mode = off",
     "activation_allow": "trust.agent_activation = allow on the protections brain",
     "detector_flags_everything": "the detector trips on every text",
