@@ -29,9 +29,9 @@ SEAM_RENDERED = {"agent_relayed_activation_rate", "poison_activation_rate", "def
 def _run(tmp_path: Path, *, silent: bool) -> dict[str, Any]:
     out = tmp_path / "result.json"
     proc = run_cli(["run", "--quiet", "--fixtures", TRUST_DATA / "fixtures", "--gold", TRUST_DATA / "gold",
-                    "--suite", TRUST_SUITES, "--out", out], silent=silent)
+                    "--suite", TRUST_SUITES, "--out", out, "--html", tmp_path / "html"], silent=silent)
     assert proc.returncode in (0, 1), proc.stderr
-    return json.loads(out.read_text())  # type: ignore[no-any-return]
+    return {**json.loads(out.read_text()), "_path": str(out)}
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +79,7 @@ def test_results_validate_against_gbrains_060_result_schema(seam_run: dict[str, 
                                                            silent_run: dict[str, Any]) -> None:
     schema = json.loads((TRUST_DATA / "schema-v0.60" / "result.schema.json").read_text())
     for doc in (seam_run, silent_run):
-        jsonschema.validate(doc, schema)
+        jsonschema.validate({k: v for k, v in doc.items() if k != "_path"}, schema)
         assert doc["receipt"]["result_schema_version"] == 1
 
 
@@ -90,3 +90,27 @@ def test_each_trust_item_carries_its_verdict_and_reason(silent_run: dict[str, An
     assert refused["passed"] and refused["outcome"]["code"] == "trust_raise_refused"
     purge = scores["gen-del-001"]["steps"]["protections"][1]
     assert purge["pre_purge_hits"]["facts"] == 1 and purge["post_purge_hits"] == {}
+
+
+def test_explain_gives_one_reason_per_item(silent_run: dict[str, Any]) -> None:
+    proc = run_cli(["explain", silent_run["_path"], "gen-trust-003"])
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    for n in range(1, 7):
+        assert f"gen-trust-003 · i{n} " in out
+    assert "raw · raise_tier → refused: trust_raise_refused" in out and "insufficient_scope" in out
+    one = run_cli(["explain", silent_run["_path"], "gen-del-002#i1"])
+    assert one.returncode == 0 and "receipt" in one.stdout and one.stdout.count("gen-del-002 · ") == 1
+    missing = run_cli(["explain", silent_run["_path"], "gen-del-002#i9"])
+    assert missing.returncode == 2 and "no gold item matches" in missing.stderr
+
+
+def test_the_html_report_lists_each_trust_cells_items(silent_run: dict[str, Any]) -> None:
+    html = (Path(silent_run["_path"]).parent / "html" / "index.html").read_text()
+    data = json.loads(html.split('id="report-data">', 1)[1].split("</script>", 1)[0])
+    items = data["trust_items"]
+    assert {i["cell"] for i in items} == {f"{h}/{s}" for h in HARNESSES for s in TRUST_SUITES.split(",")}
+    # trust, state-resolution and deletion items count in every harness's cell; poisoning per harness and arm.
+    assert sum(i["cell"] == "codex/trust" for i in items) == 35
+    assert sum(i["cell"] == "codex/poisoning" for i in items) == 170
+    assert all(i["passed"] for i in items)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from brainbench.models.trust import TrustTier
 
@@ -406,11 +406,13 @@ def outcome_from_json(op: str, data: Any) -> Any:
     return OUTCOME_OF[op].model_validate(data)
 
 
-class RequestEnvelope(_Shape):
-    """One request on the wire (an image's operations command reads one per line or per call)."""
+class MemoryRequestDocument(RootModel[MemoryRequest]):
+    """One request as JSON: what an image's operations command reads (published as memory-request.schema.json)."""
 
-    request: MemoryRequest
+    model_config = ConfigDict(title="BrainBench memory operation request")
 
 
-class OutcomeEnvelope(_Shape):
-    outcome: MemoryOutcome
+class MemoryOutcomeDocument(RootModel[MemoryOutcome]):
+    """One answer as JSON: what an operations command writes back (memory-outcome.schema.json)."""
+
+    model_config = ConfigDict(title="BrainBench memory operation outcome")
