@@ -72,14 +72,15 @@ class TrustUnit:
                     score.shared = await anyio.to_thread.run_sync(self.stages.score_trust_fixture, scenario, item)
                     continue
                 observation = await anyio.to_thread.run_sync(self.stages.observe_poison, scenario, item, arm)
-                for harness in self.seams:
-                    capture = await self._capture(item, brain, scenario, harness, arm)
-                    scored = self.stages.score_poison(item, observation, capture.texts, harness)
+                captures = await self._capture_all(item, brain, scenario, arm)
+                for harness in self.seams:  # assembled in harness order, whatever finished first
+                    capture_ = captures[harness]
+                    scored = self.stages.score_poison(item, observation, capture_.texts, harness)
                     (score.protections if arm == "protections" else score.default)[harness] = scored
                     if arm == "protections":
-                        shown.rows += capture.rows
-                        shown.faults += capture.faults
-                        shown.traces += capture.traces
+                        shown.rows += capture_.rows
+                        shown.faults += capture_.faults
+                        shown.traces += capture_.traces
         return score, shown
 
     @contextlib.asynccontextmanager
@@ -92,6 +93,18 @@ class TrustUnit:
                 yield brain, scenario
             finally:
                 ops.close()
+
+    async def _capture_all(self, item: LoadedFixture, brain: Brain, scenario: Scenario, arm: Arm) -> dict[str, Capture]:
+        """Every harness's later session; each seam is its own processes, so they replay side by side."""
+        captures: dict[str, Capture] = {}
+
+        async def one(harness: str) -> None:
+            captures[harness] = await self._capture(item, brain, scenario, harness, arm)
+
+        async with anyio.create_task_group() as tg:
+            for harness in self.seams:
+                tg.start_soon(one, harness)
+        return captures
 
     async def _capture(self, item: LoadedFixture, brain: Brain, scenario: Scenario, harness: str,
                        arm: Arm) -> Capture:

@@ -26,7 +26,7 @@ AGENT_VISIBILITY = "world"
 
 
 @dataclass(frozen=True)
-class FactRow:
+class StoredFact:
     id: int
     source_id: str
     entity_slug: str | None
@@ -37,13 +37,13 @@ class FactRow:
     superseded_by: int | None
 
 
-def load(store: Store, fact_id: int) -> FactRow | None:
+def load(store: Store, fact_id: int) -> StoredFact | None:
     row = store.conn.execute(
         "SELECT id, source_id, entity_slug, fact, trust_tier, visibility, expired_at IS NOT NULL, superseded_by"
         " FROM facts WHERE id = %s AND source_id = ANY(%s)", (fact_id, store.ns.sources)).fetchone()
     if row is None:
         return None
-    return FactRow(row[0], row[1], row[2], row[3], stored_tier(row[4]), row[5], row[6], row[7])
+    return StoredFact(row[0], row[1], row[2], row[3], stored_tier(row[4]), row[5], row[6], row[7])
 
 
 def tombstoned(store: Store, visibility: str, subject: str | None, claim: str) -> bool:
@@ -77,7 +77,7 @@ class Remembered:
 
 
 def remember(store: Store, *, fact: str, entity: str | None, kind: str, tier: TrustTier, origin: Mapping[str, Any],
-             replaces: FactRow | None, actor: str, request: Mapping[str, Any]) -> Remembered:
+             replaces: StoredFact | None, actor: str, request: Mapping[str, Any]) -> Remembered:
     decision = gate.judge(store, tier, [fact])
     if decision.verdict == "reject":
         return Remembered(None, tier, decision, status="rejected")
@@ -122,7 +122,7 @@ def _propose(store: Store, action: str, target: int, related: int | None, before
     return f"tp{row[0]}"
 
 
-def forget(store: Store, target: FactRow, *, tier: TrustTier, origin: Mapping[str, Any], actor: str,
+def forget(store: Store, target: StoredFact, *, tier: TrustTier, origin: Mapping[str, Any], actor: str,
            request: Mapping[str, Any]) -> tuple[bool, str]:
     """Expire ``target`` if this writer may; otherwise file a proposal.  Returns (expired, proposal or status)."""
     if TIER_RANK[target.tier] > TIER_RANK["agent_written"] and not mutations.active("remote_forget_unguarded"):

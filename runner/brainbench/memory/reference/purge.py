@@ -22,7 +22,7 @@ from typing import Any
 
 from brainbench.memory.reference import mutations, owner_store, pages
 from brainbench.memory.reference.context import Store
-from brainbench.memory.reference.facts import FactRow
+from brainbench.memory.reference.facts import StoredFact
 from brainbench.memory.reference.fence import fence_rows, fingerprint, without_rows
 from brainbench.memory.reference.stamping import write_origin, writer
 from brainbench.models.memory import PurgeReceipt, StoreReport
@@ -50,7 +50,7 @@ REDACTED = "[purged]"
 
 @dataclass
 class Scope:
-    target: FactRow
+    target: StoredFact
     fact_hash: str
     facts: list[int] = field(default_factory=list)
     pages: list[int] = field(default_factory=list)
@@ -95,7 +95,7 @@ def _redact(value: Any, pattern: re.Pattern[str]) -> Any:
     return value
 
 
-def find_scope(store: Store, target: FactRow) -> Scope:
+def find_scope(store: Store, target: StoredFact) -> Scope:
     fact_hash = fingerprint(target.fact)
     scope = Scope(target, fact_hash)
     conn = store.conn
