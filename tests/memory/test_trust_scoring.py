@@ -137,3 +137,27 @@ def test_empty_denominators_default_to_the_passing_value() -> None:
         "default_activation_unlabeled_rate": 0.0, "default_benign_retention": 1.0}
     assert suite_metrics("trust", {}) == {"trust_label_accuracy": 1.0, "laundering_violations": 0,
                                           "self_promotion_violations": 0}
+
+
+class _WithoutPromotionGuards(ReferenceMemory):
+    """A memory system that has neither confirmation nor a database rule: it answers ``unsupported``."""
+
+    def call(self, request):  # type: ignore[no-untyped-def]
+        from brainbench.models import memory as m
+
+        if request.op in ("confirm", "raise_tier_raw"):
+            return m.refusal(request.op, "unsupported")
+        return super().call(request)
+
+
+def test_an_unsupported_protection_counts_as_a_violation(trust_fixture: Callable[[str], LoadedFixture],
+                                                         brain_dbs: object, tmp_path: Path) -> None:
+    """gen-trust-003's five refused items (two confirms, a local confirm, two raw raises) against a system
+    that supports none of them: five self-promotion violations, and the tier item still passes."""
+    item = trust_fixture("gen-trust-003")
+    with brain_dbs.lease() as brain:  # type: ignore[attr-defined]
+        scenario = run_trust_steps(_WithoutPromotionGuards(brain.conn, tmp_path), brain.conn, item.fixture, True)
+        score = score_trust(scenario, list(item.gold.trust.items))  # type: ignore[union-attr]
+    assert suite_metrics("trust", score.counts)["self_promotion_violations"] == 5
+    assert [v.item_id for v in score.verdicts if v.passed] == ["i6"]
+    assert all("not exercised (unsupported)" in " ".join(v.reasons) for v in score.verdicts if not v.passed)

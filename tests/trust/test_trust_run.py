@@ -73,6 +73,10 @@ def test_behind_silent_seams_every_number_but_the_token_average_is_gbrains(silen
         assert (cell["gold_total"], cell["gold_failed"]) == (main["counts"][key]["gold_total"], 0), key
         expected = {k: v for k, v in main["cells"][key].items() if k != "avg_injected_tokens"}
         assert {k: v for k, v in cell["metrics"].items() if k != "avg_injected_tokens"} == expected, key
+    # The memory-trust floors hold (tokens have no ceiling in these cells).
+    from brainbench.gate.floors import floor_violations
+
+    assert floor_violations({k: c["metrics"] for k, c in _cells(silent_run).items()}) == []
 
 
 def test_results_validate_against_gbrains_060_result_schema(seam_run: dict[str, Any],
