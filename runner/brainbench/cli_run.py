@@ -162,9 +162,9 @@ def _run_and_report(config: RunConfig, corpus, shard=None) -> int:  # type: igno
     if runner.full_plan.is_empty:
         _err("filters matched zero fixtures — refusing a vacuous pass")
         return EXIT_ERROR
-    total = len(runner.plan.regular) + len(runner.plan.pairs)
+    total = runner.plan.units
     if shard is not None:
-        _err(f"shard {shard}: {total} of {len(runner.full_plan.regular) + len(runner.full_plan.pairs)} units")
+        _err(f"shard {shard}: {total} of {runner.full_plan.units} units")
     previous = None
     if config.resume is not None:
         try:

@@ -24,6 +24,11 @@ class Plan:
     def is_empty(self) -> bool:
         return not self.regular and not self.pairs and not self.trust
 
+    @property
+    def units(self) -> int:
+        """Work units: a regular fixture, a continuity pair, a memory-trust fixture."""
+        return len(self.regular) + len(self.pairs) + len(self.trust)
+
 
 def selected(fixture_id: str, patterns: Sequence[str]) -> bool:
     """``--fixture`` matching: exact ids or shell globs; no patterns selects everything."""
