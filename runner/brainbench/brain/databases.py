@@ -199,7 +199,9 @@ def reset_brain(conn: psycopg.Connection) -> None:
     # DELETE, not TRUNCATE: on a handful of rows it is ~10x faster, because TRUNCATE
     # swaps every table's files; identities are restarted so fact ids start at 1 again.
     deletes = " ".join(f"DELETE FROM {t};" for t in BRAIN_TABLES)
-    restarts = " ".join(f"ALTER SEQUENCE {s} RESTART;" for s in _SEQUENCES)
+    # setval(…, 1, false) is ALTER SEQUENCE … RESTART without its DDL lock and catalog write: a third of
+    # the cost of the whole reset with ten sequences.
+    restarts = "SELECT " + ", ".join(f"setval('{s}', 1, false)" for s in _SEQUENCES) + ";"
     with conn.transaction():
         conn.execute(f"{deletes} DELETE FROM sources WHERE id <> 'default'; {restarts}"
                      # Large objects are the one thing a read-only role can still create.
