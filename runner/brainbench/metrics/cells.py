@@ -62,6 +62,8 @@ def assemble_cells(config: RunConfig, kinds: Mapping[str, str], rows: Sequence[T
                 cells.append(_cell(harness, suite, kind, score.gold_total, score.gold_failed, metrics,
                                    _first_seen(r.fixture_id for r in mine)))
             elif suite in ("trust", "state-resolution", "poisoning", "deletion"):
+                if harness in image_seeded:
+                    continue  # its own brain never saw the steps (seed contract v1): not applicable
                 parts = trust_cell_parts(harness, suite, outcomes, rows)
                 if parts is not None:
                     cells.append(_cell(harness, suite, kind, *parts))
