@@ -22,13 +22,14 @@ import anyio
 from brainbench.brain.databases import Brain
 from brainbench.brain.probe import page_slugs
 from brainbench.corpus.loader import LoadedFixture
+from brainbench.memory.operations import InfrastructureError
 from brainbench.memory.reference import ReferenceMemory
 from brainbench.models.result import Fault, TurnRow
 from brainbench.models.trace import TurnTrace
 from brainbench.models.trust_run import Arm, TrustFixtureScore
 from brainbench.orchestrator.launch import ActiveSeam
 from brainbench.orchestrator.replay import replay_fixture
-from brainbench.orchestrator.stages import Stages
+from brainbench.orchestrator.stages import RunAborted, Stages
 from brainbench.orchestrator.trust_scenario import Scenario, run_trust_steps
 
 TRUST_SUITES = ("trust", "state-resolution", "poisoning", "deletion")
@@ -60,6 +61,12 @@ class TrustUnit:
     keep: bool = False
 
     async def run(self, item: LoadedFixture) -> tuple[TrustFixtureScore, Capture]:
+        try:
+            return await self._run(item)
+        except InfrastructureError as exc:  # the memory system's machinery failed: the run cannot go on
+            raise RunAborted(f"{item.fixture_id}: {exc}") from exc
+
+    async def _run(self, item: LoadedFixture) -> tuple[TrustFixtureScore, Capture]:
         suite = trust_suite(item)
         assert suite is not None
         score = TrustFixtureScore(fixture_id=item.fixture_id, suite=suite)
