@@ -21,6 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "disk_full"),  # small shared helpers
     ("corpus",),
     ("brain",),
+    ("memory",),  # memory systems the trust suites drive: the operations interface and our reference one
     ("reflex",),  # the retrieval rules the hook programs run
     ("hooks",),  # the hook programs (contract adapters)
     ("executors",),  # run hook programs: local process, docker

@@ -12,6 +12,7 @@ from typing import Any
 from brainbench.corpus.loader import Corpus, LoadedFixture
 from brainbench.diagnosis import reference
 from brainbench.metrics.result import build_result
+from brainbench.metrics.trust_stage import TrustStage
 from brainbench.models.config import RunConfig
 from brainbench.models.result import RunResult
 from brainbench.models.shard import ShardSpec
@@ -22,8 +23,9 @@ from brainbench.orchestrator.run import Progress
 from brainbench.writeback.stage import WriteBackStage
 
 
-class RunStages(WriteBackStage):
-    """The reference diagnosis, write-back and continuity scoring (``WriteBackStage``), the result document."""
+class RunStages(WriteBackStage, TrustStage):
+    """The reference diagnosis, write-back and continuity scoring (``WriteBackStage``), memory-trust scoring
+    (``TrustStage``) and the result document."""
 
     build_result = staticmethod(build_result)
 

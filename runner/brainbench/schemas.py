@@ -13,6 +13,7 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 def _models() -> dict[str, type[BaseModel]]:
     from brainbench.models.baseline import Baseline
     from brainbench.models.corpus import Fixture, Gold
+    from brainbench.models.memory import MemoryOutcomeDocument, MemoryRequestDocument
     from brainbench.models.result import RunResult
     from brainbench.models.seed import BrainContract, SeedDocument
     from brainbench.models.trace import TurnTrace
@@ -24,6 +25,8 @@ def _models() -> dict[str, type[BaseModel]]:
         "stream-request": StreamRequest, "stream-response": StreamResponse,
         "trace": TurnTrace,  # one line of <result>.trace.jsonl
         "seed-document": SeedDocument, "brain-contract": BrainContract,  # seed contract v1
+        # The memory-operations interface (the memory-trust suites; an image's operations command).
+        "memory-request": MemoryRequestDocument, "memory-outcome": MemoryOutcomeDocument,
     }
 
 

@@ -5,13 +5,13 @@ out of scripts/test's passes; ``scripts/check-gbrain PATH`` runs it, and selecte
 fails.  The oracles are gbrain's own output: with ``--behaviour 0.46`` the checkout's
 ``baselines/main.json`` (cells, counts and config), with ``--behaviour 0.60`` the twelve
 know-to-ask / push / write-back / continuity cells of gbrain 0.60's ``main.json``
-(tests/data/gbrain-0.60: the trust labels move ``avg_injected_tokens`` in every cell, the openclaw
-volunteer arm lifts its push recall to 1), to the last gold count and 4-decimal value.
+(tests/data/reference-trust/corpus-trust/main.json, its sum checked by
+tests/corpus/test_reference_data.py: the trust labels move ``avg_injected_tokens`` in every cell, the
+openclaw volunteer arm lifts its push recall to 1), to the last gold count and 4-decimal value.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
@@ -23,7 +23,7 @@ import pytest
 
 GBRAIN_SRC = os.environ.get("GBRAIN_SRC", "")
 REPO = Path(__file__).resolve().parents[2]
-NEWER = REPO / "tests" / "data" / "gbrain-0.60"
+NEWER = REPO / "tests" / "data" / "reference-trust" / "corpus-trust"
 CLASSIC = ("know-to-ask", "push", "write-back", "continuity")
 pytestmark = pytest.mark.gbrain
 
@@ -68,9 +68,6 @@ def test_the_older_behaviour_gives_gbrain_v046s_numbers(tmp_path: Path) -> None:
 
 
 def test_the_newer_behaviour_gives_gbrain_060s_classic_cells(tmp_path: Path) -> None:
-    for line in (NEWER / "SHA256SUMS").read_text().splitlines():
-        digest, name = line.split(maxsplit=1)
-        assert hashlib.sha256((NEWER / name).read_bytes()).hexdigest() == digest, name
     newer = json.loads((NEWER / "main.json").read_text())
     doc = _gate_run("0.60", tmp_path / "result.json")
     assert doc["_meta"]["faults"] == [] and doc["seed_failures"] == []

@@ -189,17 +189,26 @@ class Brain:
     hook_urls: dict[str, str] = field(default_factory=dict)  # seam → URL with that seam's read-only role
 
 
+# Every table a brain fills, children before parents; ``reset_brain`` empties them all, so a pooled
+# database that served a memory-trust fixture (config, receipts, tombstones, …) is clean again.
+BRAIN_TABLES = ("content_chunks", "page_versions", "page_aliases", "facts", "extract_rollups", "write_gate_receipts",
+                "write_gate_holds", "trust_proposals", "fact_purges", "memory_requests", "memory_effects",
+                "owner_files", "config", "pages")
+_SEQUENCES = ("pages_id_seq", "facts_id_seq", "content_chunks_id_seq", "page_versions_id_seq",
+              "write_gate_receipts_id_seq", "write_gate_holds_id_seq", "trust_proposals_id_seq", "fact_purges_id_seq",
+              "memory_requests_id_seq", "memory_effects_id_seq")
+
+
 def reset_brain(conn: psycopg.Connection) -> None:
     """Empty every table and restart identities, keeping only the ``default`` source (gbrain's resetTables)."""
     # DELETE, not TRUNCATE: on a handful of rows it is ~10x faster, because TRUNCATE
     # swaps every table's files; identities are restarted so fact ids start at 1 again.
+    deletes = " ".join(f"DELETE FROM {t};" for t in BRAIN_TABLES)
+    # setval(…, 1, false) is ALTER SEQUENCE … RESTART without its DDL lock and catalog write: a third of
+    # the cost of the whole reset with ten sequences.
+    restarts = "SELECT " + ", ".join(f"setval('{s}', 1, false)" for s in _SEQUENCES) + ";"
     with conn.transaction():
-        # config and write_gate_receipts too: a pooled brain's next fixture must not inherit another's
-        # trust settings or flags (what the seams read to label and withhold).
-        conn.execute("DELETE FROM page_aliases; DELETE FROM facts; DELETE FROM extract_rollups; DELETE FROM pages;"
-                     " DELETE FROM sources WHERE id <> 'default'; DELETE FROM config; DELETE FROM write_gate_receipts;"
-                     " ALTER SEQUENCE pages_id_seq RESTART; ALTER SEQUENCE facts_id_seq RESTART;"
-                     " ALTER SEQUENCE write_gate_receipts_id_seq RESTART;"
+        conn.execute(f"{deletes} DELETE FROM sources WHERE id <> 'default'; {restarts}"
                      # Large objects are the one thing a read-only role can still create.
                      " SELECT lo_unlink(oid) FROM pg_largeobject_metadata")
 

@@ -88,17 +88,20 @@ def import_page(conn: psycopg.Connection, slug: str, content: str, source_id: st
             (source_id, slug, page.type, page.title, page.compiled_truth, page.timeline,
              json.dumps(page.frontmatter, ensure_ascii=False), page.tags, page.content_hash),
         )
-        # Only frontmatter aliases are registered, never the title (spec §2.5).
-        conn.execute("DELETE FROM page_aliases WHERE source_id = %s AND slug = %s", (source_id, slug))
-        aliases = normalize_alias_list(page.frontmatter.get("aliases"))
-        if aliases:
-            with conn.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO page_aliases (source_id, alias_norm, slug) VALUES (%s, %s, %s)"
-                    " ON CONFLICT DO NOTHING",
-                    [(source_id, a, slug) for a in aliases],
-                )
+        register_aliases(conn, source_id, slug, page.frontmatter)
     return "imported", page.content_hash
+
+
+def register_aliases(conn: psycopg.Connection, source_id: str, slug: str, frontmatter: dict[str, Any]) -> None:
+    """Only frontmatter aliases are registered, never the title (spec §2.5)."""
+    conn.execute("DELETE FROM page_aliases WHERE source_id = %s AND slug = %s", (source_id, slug))
+    aliases = normalize_alias_list(frontmatter.get("aliases"))
+    if aliases:
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO page_aliases (source_id, alias_norm, slug) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                [(source_id, a, slug) for a in aliases],
+            )
 
 
 def insert_fact(conn: psycopg.Connection, source_id: str, **values: Any) -> int:

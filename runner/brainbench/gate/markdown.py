@@ -29,6 +29,10 @@ HEADLINE_METRICS: dict[str, str] = {
     "push": "push_recall",
     "write-back": "write_back_fidelity",
     "continuity": "continuity_rate",
+    "trust": "trust_label_accuracy",
+    "state-resolution": "current_fact_accuracy",
+    "poisoning": "poison_activation_rate",
+    "deletion": "residual_after_purge",
 }
 
 # Long lists drown the summary; the full set is in the --out artifact's turn rows.

@@ -7,6 +7,7 @@ from typing import Any
 
 from brainbench.jsjson import round4
 from brainbench.metrics.retrieval import avg_injected_tokens, isolation_violations, score_know_to_ask, score_push
+from brainbench.metrics.trust_cells import trust_cell_parts
 from brainbench.models.config import RunConfig
 from brainbench.models.result import Cell, TurnRow
 
@@ -60,6 +61,12 @@ def assemble_cells(config: RunConfig, kinds: Mapping[str, str], rows: Sequence[T
                            "avg_injected_tokens": avg_injected_tokens(mine)}
                 cells.append(_cell(harness, suite, kind, score.gold_total, score.gold_failed, metrics,
                                    _first_seen(r.fixture_id for r in mine)))
+            elif suite in ("trust", "state-resolution", "poisoning", "deletion"):
+                if harness in image_seeded:
+                    continue  # its own brain never saw the steps (seed contract v1): not applicable
+                parts = trust_cell_parts(harness, suite, outcomes, rows)
+                if parts is not None:
+                    cells.append(_cell(harness, suite, kind, *parts))
             elif suite == "write-back":
                 if not wb or harness in image_seeded:
                     continue

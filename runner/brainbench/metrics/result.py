@@ -14,7 +14,7 @@ from brainbench.metrics.cells import assemble_cells, metric_names
 from brainbench.metrics.glossary import glossary_for
 from brainbench.models.config import RunConfig
 from brainbench.models.result import NotApplicable, Receipt, RunInfo, RunResult, SeamInfo, TurnRow
-from brainbench.models.seed import NOT_APPLICABLE_REASON
+from brainbench.models.seed import NOT_APPLICABLE_REASON, TRUST_NOT_APPLICABLE_REASON
 from brainbench.orchestrator.outcome import FixtureOutcome
 
 
@@ -26,8 +26,13 @@ def not_applicable(config: RunConfig, image_seeded: Sequence[str], rows: Sequenc
         "continuity": list(dict.fromkeys([*(r.fixture_id for r in rows if r.suite == "continuity"),
                                           *(c.reader_fixture_id for o in done for c in o.continuity.values())])),
     }
+    trust = {suite: [o.trust.fixture_id for o in done if o.trust is not None and o.trust.suite == suite]
+             for suite in ("trust", "state-resolution", "poisoning", "deletion")}
     return [NotApplicable(harness=h, suite=suite, reason=NOT_APPLICABLE_REASON, fixtures=fixtures[suite])
-            for h in image_seeded for suite in config.suites if suite in fixtures]
+            for h in image_seeded for suite in config.suites if suite in fixtures] + [
+        # The memory-trust steps reach our reference memory system only, never an image's own brain.
+        NotApplicable(harness=h, suite=suite, reason=TRUST_NOT_APPLICABLE_REASON, fixtures=trust[suite])
+        for h in image_seeded for suite in config.suites if trust.get(suite)]
 
 
 def build_result(config: RunConfig, *, fixtures_hash: str, harness_sha: str, seams: Sequence[SeamInfo],
@@ -59,5 +64,6 @@ def build_result(config: RunConfig, *, fixtures_hash: str, harness_sha: str, sea
         "receipt": receipt, "cells": cells, "turn_rows": rows,
         "seed_failures": [o.seed_failure for o in done if o.seed_failure is not None],
         "_meta": {"metric_glossary": glossary_for(metric_names(cells)), "run": meta_run, "faults": faults,
-                  "not_applicable": not_applicable(config, image_seeded, rows, done), **(meta_extra or {})},
+                  "not_applicable": not_applicable(config, image_seeded, rows, done),
+                  "trust": [o.trust for o in done if o.trust is not None], **(meta_extra or {})},
     })

@@ -22,10 +22,9 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from brainbench.models.behaviour import NEWEST, Behaviour
-from brainbench.models.corpus import SUITES, Suite
+from brainbench.models.corpus import ALL_SUITES, SUITES, Suite
 from brainbench.models.result import HARNESSES, MAX_FRESH_SEED, Harness
 from brainbench.models.sandbox import ResourceLimits, check_size
-from brainbench.models.trust import TRUST_SUITES
 
 DEFAULT_TIMEOUT_S = 30.0
 LEDGER_RELPATH = Path(".brainbench") / "brainbench-ledger.jsonl"
@@ -140,7 +139,8 @@ class RunConfig(BaseModel):
     harnesses: list[Harness] = option(default_factory=lambda: list(HARNESSES),
                                       help="openclaw,claude-code,codex or all.", flag="--harness", cli_type="str")
     suites: list[Suite] = option(default_factory=lambda: list(SUITES),
-                                 help="know-to-ask,push,write-back,continuity or all.", flag="--suite", cli_type="str")
+                                 help="know-to-ask,push,write-back,continuity,trust,state-resolution,poisoning,"
+                                      "deletion or all (the eight).", flag="--suite", cli_type="str")
     include_holdout: bool = option(False, "Score holdout fixtures (published-run mode).")
     # Empty = the whole corpus.  A partial run is never gated.
     fixture_ids: list[str] = option(default_factory=list, flag="--fixture", metavar="ID",
@@ -278,15 +278,7 @@ class RunConfig(BaseModel):
     @field_validator("suites", mode="before")
     @classmethod
     def _split_suites(cls, value: object) -> object:
-        if isinstance(value, str):
-            # The memory-trust suites load and validate, but nothing scores them yet: say so
-            # rather than "unknown value" (and never replay their fixtures as classic ones).
-            unscored = [v for v in (v.strip() for v in value.split(",")) if v in TRUST_SUITES]
-            if unscored:
-                raise OptionsError(f"--suite {', '.join(unscored)}: the memory-trust suites load and validate "
-                                   "(`brainbench validate`) but this build does not run them yet; choose from "
-                                   f"{', '.join(SUITES)} or all")
-        return _csv(value, SUITES, "--suite")
+        return _csv(value, ALL_SUITES, "--suite")
 
     @model_validator(mode="before")
     @classmethod

@@ -16,6 +16,7 @@ from brainbench.models.behaviour import Behaviour
 from brainbench.models.budget import Concurrency
 from brainbench.models.corpus import Suite, TurnGold
 from brainbench.models.shard import ShardInfo
+from brainbench.models.trust_run import TrustFixtureScore
 
 Harness = Literal["openclaw", "claude-code", "codex"]
 HARNESSES: tuple[Harness, ...] = ("openclaw", "claude-code", "codex")
@@ -193,6 +194,9 @@ class Meta(_Model):
     # Only in the result of ``run --shard I/N``: what ``brainbench merge`` needs.
     shard: ShardInfo | None = None
     trace: TraceInfo | None = None
+    # Memory-trust fixtures: each step's record and each gold item's verdict with its reasons
+    # (what ``explain`` and the HTML report show).
+    trust: list[TrustFixtureScore] = Field(default_factory=list)
     # The gate's verdict (``--compare``).  Under ``_meta`` because gbrain's result schema
     # forbids unknown top-level keys and gbrain-evals validates every result against it.
     compare: CompareOutcome | None = None
@@ -239,6 +243,7 @@ class RunResult(_Model):
         for key in ("run", "shard", "trace", "compare", "fresh_corpus"):
             if doc["_meta"].get(key) is None:
                 doc["_meta"].pop(key, None)
-        if not doc["_meta"].get("not_applicable"):
-            doc["_meta"].pop("not_applicable", None)
+        for key in ("not_applicable", "trust"):
+            if not doc["_meta"].get(key):
+                doc["_meta"].pop(key, None)
         return doc

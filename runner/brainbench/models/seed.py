@@ -18,6 +18,7 @@ LABEL_BRAIN = "io.brainbench.brain"
 SEED_CONTRACT_VERSION = 1
 # Why write-back and continuity rows of an image-seeded seam are not scored (contract v1).
 NOT_APPLICABLE_REASON = "image-seeded brain: no write-back command in seed contract v1"
+TRUST_NOT_APPLICABLE_REASON = "image-seeded brain: no operations command in seed contract v1"
 
 Argv = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
 # An extension name as CREATE EXTENSION takes it (quoted identifier: uuid-ossp has a dash).

@@ -52,6 +52,7 @@ class KeyOutcome(BaseModel):
     write_back: dict[str, Any] | None = None
     continuity: dict[str, dict[str, Any]] = Field(default_factory=dict)
     seed_failure: dict[str, Any] | None = None
+    trust: dict[str, Any] | None = None
 
 
 class ShardInfo(BaseModel):

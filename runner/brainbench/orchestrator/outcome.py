@@ -13,6 +13,7 @@ from typing import Any
 from brainbench.models.result import Fault, RunResult, SeedFailure, TurnRow
 from brainbench.models.shard import KeyOutcome
 from brainbench.models.trace import TurnTrace
+from brainbench.models.trust_run import TrustFixtureScore
 from brainbench.models.writeback import ContinuityScore, WriteBackScore
 
 
@@ -26,6 +27,8 @@ class FixtureOutcome:
     continuity: dict[str, ContinuityScore] = field(default_factory=dict)  # harness → score
     seed_failure: SeedFailure | None = None
     calls: int = 0  # hook calls made for it (this run's, for progress; not in the result)
+    # A memory-trust fixture's scores (its suite's cells are assembled from these).
+    trust: TrustFixtureScore | None = None
     # Evidence per turn (beside the result, never in it): see diagnosis/reference.py. Once the
     # unit is done, a handle on its lines in the run's spill file (orchestrator/spill.py).
     traces: Sequence[TurnTrace] = field(default_factory=list)
@@ -36,6 +39,7 @@ class FixtureOutcome:
             "write_back": self.write_back.model_dump(mode="json") if self.write_back is not None else None,
             "continuity": {h: c.model_dump(mode="json") for h, c in self.continuity.items()},
             "seed_failure": self.seed_failure.model_dump(mode="json") if self.seed_failure else None,
+            "trust": self.trust.model_dump(mode="json") if self.trust is not None else None,
         }
 
     @classmethod
@@ -48,6 +52,7 @@ class FixtureOutcome:
             write_back=WriteBackScore.model_validate(record.write_back) if record.write_back else None,
             continuity={h: ContinuityScore.model_validate(c) for h, c in record.continuity.items()},
             seed_failure=SeedFailure.model_validate(record.seed_failure) if record.seed_failure else None,
+            trust=TrustFixtureScore.model_validate(record.trust) if record.trust else None,
         )
 
 
@@ -61,7 +66,7 @@ def key_records(keyed: Sequence[tuple[str, FixtureOutcome]]) -> dict[str, KeyOut
                                   faults=list(range(fault_at, fault_at + len(o.faults))),
                                   traces=list(range(trace_at, trace_at + len(o.traces))),
                                   write_back=scores["write_back"], continuity=scores["continuity"],
-                                  seed_failure=scores["seed_failure"])
+                                  seed_failure=scores["seed_failure"], trust=scores["trust"])
         row_at += len(o.rows)
         fault_at += len(o.faults)
         trace_at += len(o.traces)

@@ -54,6 +54,7 @@ from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, 
 from brainbench.orchestrator.shard import config_fingerprint, pair_key, plan_keys, shard_plan
 from brainbench.orchestrator.spill import TraceSpill, TraceStream
 from brainbench.orchestrator.stages import RunAborted, Stages
+from brainbench.orchestrator.trust_unit import TrustUnit
 from brainbench.ownership import sweep_lock_files
 from brainbench.scratch_owner import OWNER_FILE, RUN_PREFIX, owned_scratch_dir, sweep_run_dirs
 from brainbench.version import source_revision
@@ -132,7 +133,7 @@ class Runner:
     @property
     def fixture_count(self) -> int:
         """Corpus fixtures this run replays: a continuity pair is two (its writer and its reader)."""
-        return len(self.plan.regular) + 2 * len(self.plan.pairs)
+        return len(self.plan.regular) + 2 * len(self.plan.pairs) + len(self.plan.trust)
 
     @property
     def jobs(self) -> int:
@@ -257,6 +258,14 @@ class Runner:
         out.traces += await self._diagnose(conn, pair.reader, replays, slug_sources)
         return out
 
+    async def _trust(self, item: LoadedFixture, dbs: BrainDatabases, workroot: Path) -> FixtureOutcome:
+        # An image that seeds its own brain (seed contract v1) has no path to a trust fixture's brain.
+        seams = {h: s for h, s in self.seams.items() if h not in self.seeded}
+        unit = TrustUnit(brain=lambda: self._brain(dbs), seams=seams, stages=self._stages, workroot=workroot,
+                         env=self._env, keep=self.config.keep)
+        score, shown = await unit.run(item)
+        return FixtureOutcome(rows=shown.rows, faults=shown.faults, traces=shown.traces, trust=score)
+
     # --- whole run ----------------------------------------------------------------------
 
     async def _run(self, server: PostgresServer) -> None:
@@ -294,8 +303,9 @@ class Runner:
             limiter = anyio.CapacityLimiter(self.jobs)
             todo = [i for i in self.plan.regular if i.fixture_id not in self.outcomes]
             pairs = [p for p in self.plan.pairs if pair_key(p.pair_id) not in self.outcomes]
+            trust_todo = [i for i in self.plan.trust if i.fixture_id not in self.outcomes]
             self.seeds_total = len(self.seeded) * sum(1 for i in todo if retrieval_suites(i, self.config))
-            self.events.phase(f"replaying {len(todo) + 2 * len(pairs)} fixtures through "
+            self.events.phase(f"replaying {len(todo) + 2 * len(pairs) + len(trust_todo)} fixtures through "
                               f"{', '.join(self.seams)} ({self.jobs} at a time)")
 
             async def one(key: str, work: Callable[[], Any]) -> None:
@@ -310,6 +320,8 @@ class Runner:
                     tg.start_soon(one, item.fixture_id, lambda i=item: self._regular(i, dbs, workroot))
                 for pair in pairs:
                     tg.start_soon(one, pair_key(pair.pair_id), lambda p=pair: self._pair(p, dbs, workroot))
+                for item in trust_todo:
+                    tg.start_soon(one, item.fixture_id, lambda i=item: self._trust(i, dbs, workroot))
         finally:
             with anyio.CancelScope(shield=True):
                 for seam in self.seams.values():

@@ -3,23 +3,31 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
 from brainbench.models.config import RunConfig
 
 RETRIEVAL = ("know-to-ask", "push")
+TRUST_SUITES = ("trust", "state-resolution", "poisoning", "deletion")
 
 
 @dataclass(frozen=True)
 class Plan:
     regular: list[LoadedFixture]
     pairs: list[ContinuityPair]
+    # Memory-trust fixtures: run after everything else, in corpus order (trust spec §4.6).
+    trust: list[LoadedFixture] = field(default_factory=list)
 
     @property
     def is_empty(self) -> bool:
-        return not self.regular and not self.pairs
+        return not self.regular and not self.pairs and not self.trust
+
+    @property
+    def units(self) -> int:
+        """Work units: a regular fixture, a continuity pair, a memory-trust fixture."""
+        return len(self.regular) + len(self.pairs) + len(self.trust)
 
 
 def selected(fixture_id: str, patterns: Sequence[str]) -> bool:
@@ -41,12 +49,17 @@ def plan_run(corpus: Corpus, config: RunConfig) -> Plan:
     chosen_pairs = {pid for pid, pair in corpus.pairs.items()
                     if selected(pair.writer.fixture_id, patterns) or selected(pair.reader.fixture_id, patterns)}
     regular: list[LoadedFixture] = []
+    trust: list[LoadedFixture] = []
     pair_order: list[str] = []
     for item in corpus.fixtures:
         fx = item.fixture
         if fx.is_holdout and not config.include_holdout:
             continue
         if not requested.intersection(fx.suites):
+            continue
+        if any(s in TRUST_SUITES for s in fx.suites):
+            if selected(item.fixture_id, patterns):
+                trust.append(item)
             continue
         if fx.continuity is not None and "continuity" in requested:
             if fx.continuity.pair_id not in pair_order and fx.continuity.pair_id in chosen_pairs:
@@ -68,7 +81,7 @@ def plan_run(corpus: Corpus, config: RunConfig) -> Plan:
         if pair.reader.gold.continuity is None or not pair.reader.gold.continuity.decisions:
             continue
         pairs.append(pair)
-    return Plan(regular, pairs)
+    return Plan(regular, pairs, trust)
 
 
 def retrieval_suites(item: LoadedFixture, config: RunConfig) -> list[str]:

@@ -35,7 +35,8 @@ def pair_key(pair_id: str) -> str:
 
 def plan_keys(plan: Plan) -> list[str]:
     """Every unit of a plan, in the order results are assembled."""
-    return [i.fixture_id for i in plan.regular] + [pair_key(p.pair_id) for p in plan.pairs]
+    return ([i.fixture_id for i in plan.regular] + [pair_key(p.pair_id) for p in plan.pairs]
+            + [i.fixture_id for i in plan.trust])
 
 
 def _user_turns(item: LoadedFixture) -> int:
@@ -50,6 +51,10 @@ def unit_weights(plan: Plan, config: RunConfig) -> dict[str, int]:
         weights[item.fixture_id] = 1 + calls
     for pair in plan.pairs:
         weights[pair_key(pair.pair_id)] = 1 + _user_turns(pair.reader) * harnesses
+    for item in plan.trust:
+        steps = len(item.fixture.trust_steps or [])
+        replays = 2 * _user_turns(item) * harnesses if "poisoning" in item.fixture.suites else 0
+        weights[item.fixture_id] = 1 + steps + replays
     return weights
 
 
@@ -108,7 +113,8 @@ def shard_plan(plan: Plan, config: RunConfig, index: int, total: int) -> Plan:
     """The part of ``plan`` that shard ``index`` of ``total`` runs, in plan order."""
     mine = {k for k, s in assign(unit_weights(plan, config), total).items() if s == index}
     return Plan([i for i in plan.regular if i.fixture_id in mine],
-                [p for p in plan.pairs if pair_key(p.pair_id) in mine])
+                [p for p in plan.pairs if pair_key(p.pair_id) in mine],
+                [i for i in plan.trust if i.fixture_id in mine])
 
 
 def shard_loads(plan: Plan, config: RunConfig, total: int) -> Sequence[int]:

@@ -16,8 +16,10 @@ from brainbench.corpus.loader import LoadedFixture
 from brainbench.models.config import RunConfig
 from brainbench.models.result import RunResult, SeamInfo
 from brainbench.models.trace import TurnTrace
+from brainbench.models.trust_run import Arm, SuiteScore
 from brainbench.models.writeback import ContinuityScore, WriteBackScore
 from brainbench.orchestrator.outcome import FixtureOutcome
+from brainbench.orchestrator.trust_scenario import Scenario
 
 
 class RunAborted(RuntimeError):
@@ -39,6 +41,18 @@ class Stages(Protocol):
         ...
 
     def score_continuity(self, conn: Any, reader: LoadedFixture, injected: set[str]) -> ContinuityScore: ...
+
+    def score_trust_fixture(self, scenario: Scenario, item: LoadedFixture) -> SuiteScore:
+        """A trust, state-resolution or deletion fixture's items, judged on the brain its steps left."""
+        ...
+
+    def observe_poison(self, scenario: Scenario, item: LoadedFixture, arm: Arm) -> Any:
+        """Where a poisoning fixture's canaries ended up on this arm's brain (and its context pack)."""
+        ...
+
+    def score_poison(self, item: LoadedFixture, observation: Any, texts: Sequence[str], harness: str) -> SuiteScore:
+        """A poisoning fixture's items for one harness, from the arm's observation and what its seam injected."""
+        ...
 
     def build_result(self, config: RunConfig, *, fixtures_hash: str, harness_sha: str, seams: Sequence[SeamInfo],
                      keyed: Sequence[tuple[str, FixtureOutcome]], run: dict[str, Any], receipt_ts: str,

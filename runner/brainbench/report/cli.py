@@ -17,7 +17,8 @@ def _err(message: str) -> None:
 
 def explain_command(
     result: Annotated[Path, typer.Argument(help="A result file written by run --out.")],
-    target: Annotated[str, typer.Argument(metavar="FIXTURE[#TURN]", help="A fixture id, or fixture#turn.")],
+    target: Annotated[str, typer.Argument(metavar="FIXTURE[#TURN|#ITEM]",
+                                          help="A fixture id, fixture#turn, or a trust fixture's fixture#item.")],
     harness: Annotated[str | None, typer.Option(help="Only this harness (openclaw, claude-code, codex).")] = None,
     failed: Annotated[bool, typer.Option("--failed", help="Only turns with a failing verdict.")] = False,
 ) -> None:
@@ -29,8 +30,14 @@ def explain_command(
 
     try:
         doc = load_result(result)
+    except TraceFileError as exc:
+        _err(f"brainbench explain: {exc}")
+        raise typer.Exit(EXIT_ERROR) from None
+    if _explain_trust(doc, target, harness, failed):
+        return
+    try:
         rows = select(doc.trace, target, harness)
-    except (TraceFileError, ValueError) as exc:
+    except ValueError as exc:
         _err(f"brainbench explain: {exc}")
         raise typer.Exit(EXIT_ERROR) from None
     if not doc.trace:
@@ -50,6 +57,32 @@ def explain_command(
              f"{f' for harness {harness}' if harness else ''}{hint}")
         raise typer.Exit(EXIT_ERROR)
     print_explain(Console(), rows)
+
+
+def _explain_trust(doc: object, target: str, harness: str | None, failed: bool) -> bool:
+    """Explain a memory-trust fixture item by item (and, for poisoning, its replayed turns); False when
+    ``target`` names no trust fixture of the result."""
+    from rich.console import Console
+
+    from brainbench.report.explain import print_explain
+    from brainbench.report.trust_explain import find, render_item, verdicts
+
+    found = find(doc.meta.trust, target)  # type: ignore[attr-defined]
+    if found is None:
+        return False
+    score, item = found
+    items = [v for v in verdicts(score, item, harness) if not failed or not v.passed]
+    if not items:
+        _err(f"brainbench explain: no {'failing ' if failed else ''}gold item matches {target!r}"
+             f"{f' for harness {harness}' if harness else ''}")
+        raise typer.Exit(EXIT_ERROR)
+    console = Console()
+    for v in items:
+        console.print(render_item(score, v))
+    if item is None and not failed:
+        print_explain(console, [t for t in doc.trace if t.fixture_id == score.fixture_id  # type: ignore[attr-defined]
+                                and (harness is None or t.harness == harness)])
+    return True
 
 
 def report_command(

@@ -24,7 +24,9 @@ from brainbench.report.reasons import item_reasons
 from brainbench.report.scoreboard import graded_images
 
 HEADLINE = {"know-to-ask": "know_to_ask_failure_rate", "push": "push_recall",
-            "write-back": "write_back_fidelity", "continuity": "continuity_rate"}
+            "write-back": "write_back_fidelity", "continuity": "continuity_rate",
+            "trust": "trust_label_accuracy", "state-resolution": "current_fact_accuracy",
+            "poisoning": "poison_activation_rate", "deletion": "residual_after_purge"}
 _CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "
         "connect-src 'none'; base-uri 'none'; form-action 'none'")
 
@@ -102,7 +104,27 @@ def report_data(result: RunResult, baseline: RunResult | Baseline | None = None)
         "not_applicable": [n.model_dump(mode="json") for n in result.meta.not_applicable],
         "glossary": result.meta.metric_glossary,
         "baseline": base,
+        "trust_items": trust_items(result),
     }
+
+
+def trust_items(result: RunResult) -> list[dict[str, Any]]:
+    """Every memory-trust gold item with its verdict, keyed to the cells it counts in."""
+    harnesses = list(dict.fromkeys(c.harness for c in result.cells))
+    out: list[dict[str, Any]] = []
+    for score in result.meta.trust:
+        steps = {arm: {r.step_id: r for r in recs} for arm, recs in score.steps.items()}
+        groups = [(h, score.shared) for h in harnesses] if score.shared else []
+        groups += [*score.protections.items(), *score.default.items()]
+        for harness, group in groups:
+            for v in group.verdicts:
+                rec = steps.get(v.arm, {}).get(v.step)
+                out.append({"cell": f"{harness}/{score.suite}", "harness": harness, "fixture": v.fixture_id,
+                            "item": v.item_id, "check": v.check, "step": v.step, "arm": v.arm, "passed": v.passed,
+                            "reasons": v.reasons, "stored": v.stored_tier, "surfaces": v.surfaces,
+                            "outcome": (f"{rec.actor} · {rec.op} → " + ("ok" if rec.outcome.ok
+                                        else f"refused: {rec.outcome.code}")) if rec else "never ran"})
+    return out
 
 
 def _reason_dict(r: Any) -> dict[str, Any]:

@@ -7,9 +7,16 @@ from collections.abc import Sequence
 from brainbench.jsjson import js_number
 from brainbench.models.result import Cell, NotApplicable, RunResult, SeamInfo
 
+# gbrain 0.60's METRIC_ORDER (trust spec §4.7): 31 columns, the memory-trust metrics before isolation.
 COLUMNS = (
     "know_to_ask_failure_rate", "false_fire_rate", "push_precision", "push_recall", "write_back_fidelity",
     "provenance_accuracy", "continuity_rate", "extraction_recall", "extraction_precision",
+    "trust_label_accuracy", "laundering_violations", "self_promotion_violations",
+    "current_fact_accuracy", "stale_surfaced_as_current", "history_preserved", "lower_tier_supersede_violations",
+    "poison_persist_rate", "flagged_and_labeled_rate", "unconfirmed_preference_activation_rate",
+    "agent_relayed_activation_rate", "poison_activation_rate", "benign_retention", "false_quarantine_rate",
+    "default_persist_unlabeled_rate", "default_activation_unlabeled_rate", "default_benign_retention",
+    "residual_after_purge", "receipt_completeness", "resurrection_after_resync",
     "source_isolation_violations", "avg_injected_tokens",
 )
 SEAM_NOTE = (

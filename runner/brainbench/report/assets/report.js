@@ -172,6 +172,8 @@
       dl.appendChild(el("dt", {title: DATA.glossary[m] || ""}, m)); dl.appendChild(el("dd", {}, fmt(c.metrics[m])));
     });
     main.appendChild(dl);
+    var trust = (DATA.trust_items || []).filter(function (i) { return i.cell === key; });
+    if (trust.length) { trustItems(main, trust); return; }
     failingList(main, DATA.failed.filter(function (f) { return f.cell === key; }), "Failing items in this cell", "cell-failing");
     var turns = DATA.turns.filter(function (t) { return t.harness === c.harness && t.suites.indexOf(c.suite) >= 0; });
     main.appendChild(el("h2", {id: "cell-fixtures"}, "Fixtures and turns"));
@@ -187,6 +189,25 @@
         el("td", {}, t.verdicts.map(function (v) { return [badge(v.verdict), " "]; })),
         el("td", {}, t.injected_slugs.join(", ") || "—"), el("td", {"class": "num"}, fmt(t.injected_tokens)),
         el("td", {"class": "num"}, fmt(t.latency_ms))));
+    });
+    table.appendChild(body);
+    main.appendChild(table);
+  }
+
+  // A memory-trust cell: one row per gold item (failing first), with the step, the stored row and the reads.
+  function trustItems(main, items) {
+    var failing = items.filter(function (i) { return !i.passed; });
+    main.appendChild(el("h2", {id: "cell-trust-items"}, "Gold items (" + failing.length + " failing of " + items.length + ")"));
+    var table = el("table", {id: "trust-items"}, el("thead", {}, el("tr", {}, ["fixture", "item", "arm", "verdict", "step", "stored", "reads", "why"].map(function (h) {
+      return el("th", {scope: "col"}, h); }))));
+    var body = el("tbody");
+    failing.concat(items.filter(function (i) { return i.passed; })).forEach(function (i) {
+      var reads = Object.keys(i.surfaces || {}).map(function (k) { return k + ": " + i.surfaces[k]; }).join(", ");
+      body.appendChild(el("tr", {"class": i.passed ? "" : "failing"}, el("td", {}, i.fixture),
+        el("td", {}, el("code", {}, i.item + " " + i.check + "@" + i.step)), el("td", {}, i.arm),
+        el("td", {}, el("span", {"class": "badge v-" + (i.passed ? "quiet" : "fault")}, i.passed ? "pass" : "fail")), el("td", {}, i.outcome),
+        el("td", {}, i.stored || "no row"), el("td", {}, reads || "—"),
+        el("td", {"class": "reason"}, (i.reasons.length ? i.reasons : ["as expected"]).join("; "))));
     });
     table.appendChild(body);
     main.appendChild(table);
