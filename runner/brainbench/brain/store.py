@@ -15,6 +15,8 @@ import psycopg
 
 from brainbench.brain.aliases import normalize_alias_list
 from brainbench.brain.markdown import PageParseError, parse_page
+from brainbench.jscase import SQL_LOWER_FROM, SQL_LOWER_TO, sql_lower
+from brainbench.jsstring import without_lone_surrogates
 
 ImportStatus = Literal["imported", "skipped", "error"]
 
@@ -45,6 +47,15 @@ class FactRow:
 
 
 _PAGE_COLUMNS = "slug, source_id, type, title, compiled_truth, frontmatter, content_hash"
+# gbrain's lower(): its PGLite database lower-cases as musl does, one character to one.  The
+# same mapping as translate() in any PostgreSQL, so the host's locale never decides a match.
+_LOWER_TITLE = "translate(title, %(lower_from)s, %(lower_to)s)"
+_LOWER_ARGS = {"lower_from": SQL_LOWER_FROM, "lower_to": SQL_LOWER_TO}
+
+
+def _texts(values: Sequence[str]) -> list[str]:
+    # What gbrain's UTF-8 wire makes of a lone surrogate half (TextEncoder: U+FFFD); psycopg would raise.
+    return [without_lone_surrogates(v) for v in values]
 
 
 def _page(row: Sequence[Any]) -> PageRow:
@@ -86,7 +97,7 @@ def import_page(conn: psycopg.Connection, slug: str, content: str, source_id: st
             " frontmatter = EXCLUDED.frontmatter, tags = EXCLUDED.tags, content_hash = EXCLUDED.content_hash,"
             " deleted_at = NULL, updated_at = now()",
             (source_id, slug, page.type, page.title, page.compiled_truth, page.timeline,
-             json.dumps(page.frontmatter, ensure_ascii=False), page.tags, page.content_hash),
+             page.stored_json, page.tags, page.content_hash),
         )
         # Only frontmatter aliases are registered, never the title (spec §2.5).
         conn.execute("DELETE FROM page_aliases WHERE source_id = %s AND slug = %s", (source_id, slug))
@@ -123,7 +134,7 @@ def alias_hits(conn: psycopg.Connection, source_id: str, norms: Sequence[str]) -
         "SELECT DISTINCT a.alias_norm, a.slug FROM page_aliases a"
         " JOIN pages p ON p.source_id = a.source_id AND p.slug = a.slug AND p.deleted_at IS NULL"
         " WHERE a.source_id = %s AND a.alias_norm = ANY(%s) ORDER BY a.alias_norm, a.slug",
-        (source_id, list(norms)),
+        (source_id, _texts(norms)),
     ).fetchall()
     out: dict[str, list[str]] = {}
     for norm, slug in rows:
@@ -148,12 +159,12 @@ def lexical_rows(
     make it explicit (and break the tie by slug, which gbrain leaves to chance).
     """
     rows = conn.execute(
-        f"SELECT {_PAGE_COLUMNS} FROM pages WHERE source_id = %s AND deleted_at IS NULL AND ("
-        " lower(title) = ANY(%s) OR slug = ANY(%s) OR slug LIKE ANY(%s)"
-        " OR (cardinality(%s::text[]) > 0 AND type = 'person' AND lower(title) LIKE ANY(%s)))"
+        f"SELECT {_PAGE_COLUMNS} FROM pages WHERE source_id = %(source)s AND deleted_at IS NULL AND ("
+        f" {_LOWER_TITLE} = ANY(%(titles)s) OR slug = ANY(%(slugs)s) OR slug LIKE ANY(%(suffixes)s)"
+        f" OR (cardinality(%(surnames)s::text[]) > 0 AND type = 'person' AND {_LOWER_TITLE} LIKE ANY(%(surnames)s)))"
         " ORDER BY content_hash, slug",
-        (source_id, list(titles_lc), list(slugs), list(slug_suffixes), list(surname_patterns),
-         list(surname_patterns)),
+        {"source": source_id, "titles": _texts(titles_lc), "slugs": _texts(slugs), "suffixes": _texts(slug_suffixes),
+         "surnames": _texts(surname_patterns), **_LOWER_ARGS},
     ).fetchall()
     return [_page(r) for r in rows]
 
@@ -163,7 +174,7 @@ def pages_by_slug(conn: psycopg.Connection, source_id: str, slugs: Sequence[str]
         return {}
     rows = conn.execute(
         f"SELECT {_PAGE_COLUMNS} FROM pages WHERE source_id = %s AND deleted_at IS NULL AND slug = ANY(%s)",
-        (source_id, list(slugs)),
+        (source_id, _texts(slugs)),
     ).fetchall()
     return {r[0]: _page(r) for r in rows}
 
@@ -195,12 +206,16 @@ def _escape_like(text: str) -> str:
 
 
 def fact_keyword_probe(conn: psycopg.Connection, source_id: str, keywords: Sequence[str]) -> bool:
-    """True when one live fact in the source contains every keyword (case-insensitive)."""
+    """True when one live fact in the source contains every keyword (gbrain's ILIKE: PGLite's case table)."""
     if not keywords:
         return False
-    clauses = " AND ".join(["fact ILIKE %s"] * len(keywords))
+    # PostgreSQL's ILIKE on UTF-8 is lower(text) LIKE lower(pattern); both lowered with gbrain's table.
+    clauses = " AND ".join(["translate(fact, %s, %s) LIKE %s"] * len(keywords))
+    params: list[str] = []
+    for k in _texts(keywords):
+        params += [SQL_LOWER_FROM, SQL_LOWER_TO, sql_lower(f"%{_escape_like(k)}%")]
     row = conn.execute(
         f"SELECT 1 FROM facts WHERE source_id = %s AND expired_at IS NULL AND {clauses} LIMIT 1",
-        (source_id, *(f"%{_escape_like(k)}%" for k in keywords)),
+        (source_id, *params),
     ).fetchone()
     return row is not None
