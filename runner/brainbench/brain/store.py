@@ -7,6 +7,7 @@ source, so no query here has a "all sources" form.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -14,6 +15,7 @@ from typing import Any, Literal
 import psycopg
 
 from brainbench.brain.aliases import normalize_alias_list
+from brainbench.brain.jsvalue import to_json
 from brainbench.brain.markdown import PageParseError, parse_page
 from brainbench.jscase import SQL_LOWER_FROM, SQL_LOWER_TO, sql_lower
 from brainbench.jsstring import without_lone_surrogates
@@ -58,6 +60,32 @@ def _texts(values: Sequence[str]) -> list[str]:
     return [without_lone_surrogates(v) for v in values]
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def jsonb_problem(frontmatter: dict[str, Any]) -> str | None:
+    """Why gbrain's ``frontmatter JSONB`` column would refuse this object, or None.
+
+    JSON.stringify writes a NUL as ``\\u0000`` and a lone surrogate half as ``\\udXXX``;
+    jsonb accepts neither (our column is ``json``, which stores both), so gbrain's import
+    throws and the fixture fails to seed.
+    """
+    stack: list[Any] = [to_json(frontmatter)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            if "\0" in item:
+                return "a NUL character (\\u0000)"
+            if _LONE_SURROGATE.search(item):
+                return "a lone UTF-16 surrogate"
+    return None
+
+
 def _page(row: Sequence[Any]) -> PageRow:
     front = row[5] if isinstance(row[5], dict) else json.loads(row[5] or "{}")
     return PageRow(row[0], row[1], row[2], row[3], row[4], front, row[6])
@@ -82,6 +110,9 @@ def import_page(conn: psycopg.Connection, slug: str, content: str, source_id: st
     except PageParseError as exc:
         status: ImportStatus = "skipped" if "exceeds" in str(exc) else "error"
         return status, str(exc)
+    problem = jsonb_problem(page.frontmatter)
+    if problem is not None:
+        return "error", f"frontmatter cannot be stored: gbrain's jsonb column refuses {problem}"
     with conn.transaction():
         existing = conn.execute(
             "SELECT content_hash FROM pages WHERE source_id = %s AND slug = %s AND deleted_at IS NULL",
@@ -96,8 +127,8 @@ def import_page(conn: psycopg.Connection, slug: str, content: str, source_id: st
             " compiled_truth = EXCLUDED.compiled_truth, timeline = EXCLUDED.timeline,"
             " frontmatter = EXCLUDED.frontmatter, tags = EXCLUDED.tags, content_hash = EXCLUDED.content_hash,"
             " deleted_at = NULL, updated_at = now()",
-            (source_id, slug, page.type, page.title, page.compiled_truth, page.timeline,
-             page.stored_json, page.tags, page.content_hash),
+            (source_id, slug, *_texts([page.type, page.title, page.compiled_truth, page.timeline]),
+             page.stored_json, _texts(page.tags), page.content_hash),
         )
         # Only frontmatter aliases are registered, never the title (spec §2.5).
         conn.execute("DELETE FROM page_aliases WHERE source_id = %s AND slug = %s", (source_id, slug))
@@ -107,7 +138,7 @@ def import_page(conn: psycopg.Connection, slug: str, content: str, source_id: st
                 cur.executemany(
                     "INSERT INTO page_aliases (source_id, alias_norm, slug) VALUES (%s, %s, %s)"
                     " ON CONFLICT DO NOTHING",
-                    [(source_id, a, slug) for a in aliases],
+                    [(source_id, a, slug) for a in _texts(aliases)],
                 )
     return "imported", page.content_hash
 
@@ -180,10 +211,13 @@ def pages_by_slug(conn: psycopg.Connection, source_id: str, slugs: Sequence[str]
 
 
 def index_rows(conn: psycopg.Connection, source_id: str, limit: int = 50) -> list[tuple[str, str]]:
+    # gbrain's PGLite database collates "C" (byte order); a host locale would sort differently
+    # and, beyond ``limit`` pages, keep different ones.
     return [
         (r[0], r[1])
         for r in conn.execute(
-            "SELECT slug, title FROM pages WHERE source_id = %s AND deleted_at IS NULL ORDER BY slug LIMIT %s",
+            'SELECT slug, title FROM pages WHERE source_id = %s AND deleted_at IS NULL ORDER BY slug COLLATE "C"'
+            " LIMIT %s",
             (source_id, limit),
         ).fetchall()
     ]
