@@ -7,12 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from brainbench.brain.aliases import normalize_alias
+from brainbench.brain.store import fact_keyword_probe, insert_fact
 from brainbench.corpus.errors import CorpusError
 from brainbench.corpus.loader import load_corpus
 from brainbench.corpus.rules import turn_key
-from brainbench.jscase import js_lower, sql_lower
+from brainbench.jscase import SQL_LOWER_FROM, SQL_LOWER_TO, js_lower, sql_lower
 from brainbench.jsdate import parse
 from brainbench.reflex.candidates import extract_candidates
 from brainbench.writeback.parse import parse_messages
@@ -82,3 +84,16 @@ def test_turn_ids_as_json_parse_reads_them(tmp_path: Path, literal: str, want: d
     # The gold written under String(JSON.parse(literal)) joins the turn, as in gbrain.
     assert turn_key(loaded.fixture.turns[0].turn_id) == want["key"]
     assert list(loaded.gold.turns) == [want["key"]]
+
+
+def test_sql_lower_and_ilike_on_a_real_brain(brain: tuple[psycopg.Connection, str]) -> None:
+    """Our SQL (translate() with gbrain's table, on whatever locale this Postgres has) answers as
+    gbrain's PGLite did: lower(title) for every case, and the continuity probe's ILIKE."""
+    conn, _ = brain
+    for text, want in SQL_LOWER:
+        row = conn.execute("SELECT translate(%s, %s, %s)", (text, SQL_LOWER_FROM, SQL_LOWER_TO)).fetchone()
+        assert row is not None and row[0] == want, text
+    for (text, keyword), want in paired("ilike"):
+        conn.execute("TRUNCATE facts")
+        insert_fact(conn, "default", fact=text, source="bench:seed")
+        assert fact_keyword_probe(conn, "default", [keyword]) is want, (text, keyword)
