@@ -25,6 +25,7 @@ __all__ = [
     "js_parse_int",
     "js_sort_key",
     "js_sorted",
+    "json_parse_number",
     "round4",
     "stringify",
 ]
@@ -278,3 +279,15 @@ def js_parse_int(text: str) -> float | int:
         return math.nan
     value = float(m.group())
     return int(m.group()) if abs(value) <= 2**53 else value
+
+
+def json_parse_number(literal: str) -> int | float:
+    """A JSON number literal as ``JSON.parse`` reads it: the nearest double (ids beyond 2**53
+    round), an integral one kept as an int while that is exact (``1.0`` is 1).
+
+    For ``json.loads(parse_int=..., parse_float=...)``.
+    """
+    value = float(literal)
+    if math.isfinite(value) and value.is_integer() and abs(value) <= 2**53:
+        return int(value)
+    return value

@@ -24,13 +24,13 @@ object of its indices (jsvalue.spread).
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from brainbench.brain import jsyaml
 from brainbench.brain.jsvalue import spread
+from brainbench.jsjson import json_parse_number
 from brainbench.jsstring import WS, trim
 
 __all__ = ["Frontmatter", "FrontmatterError", "read_frontmatter"]
@@ -72,14 +72,6 @@ def _quote_ambiguous(content: str) -> str:
     return "---\n" + "\n".join(lines) + "\n---" + m.group(2) + content[m.end() :]
 
 
-def _js_number(text: str) -> int | float:
-    # JSON.parse numbers are doubles; integral ones stay ints here for exact printing.
-    value = float(text)
-    if math.isfinite(value) and value.is_integer() and abs(value) <= 2**53:
-        return int(value)
-    return value
-
-
 def _no_constant(name: str) -> Any:
     raise ValueError(f"Unexpected token {name[0]}")
 
@@ -93,7 +85,8 @@ def _engine(language: str, block: str) -> Any:
             raise _EngineError(str(exc)) from exc
     if name == "json":
         try:
-            return json.loads(block, parse_int=_js_number, parse_float=_js_number, parse_constant=_no_constant)
+            return json.loads(block, parse_int=json_parse_number, parse_float=json_parse_number,
+                              parse_constant=_no_constant)
         except (ValueError, RecursionError) as exc:
             raise _EngineError(f"invalid JSON frontmatter: {exc}") from exc
     # gray-matter evaluates ---js / ---javascript blocks as JavaScript; we cannot, and treat

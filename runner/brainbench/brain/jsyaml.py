@@ -278,20 +278,23 @@ class _Loader(Reader, Scanner, Parser, Composer, BaseResolver):
 
     # --- parser: an empty entry of a flow collection is null (js-yaml) ---------------------
 
-    def parse_flow_sequence_entry(self, first: bool = False) -> Any:
+    def _empty_entry(self, first: bool) -> tuple[bool, bool]:
+        """(first, empty): the entry's comma is taken; ``empty`` when another comma follows at once."""
         if not first and self.check_token(FlowEntryToken):
             self.get_token()
             first = True
-        if first and self.check_token(FlowEntryToken):
+        return first, first and self.check_token(FlowEntryToken)
+
+    def parse_flow_sequence_entry(self, first: bool = False) -> Any:
+        first, empty = self._empty_entry(first)
+        if empty:
             self.state = self.parse_flow_sequence_entry
             return self.process_empty_scalar(self.peek_token().start_mark)
         return super().parse_flow_sequence_entry(first=first)
 
     def parse_flow_mapping_key(self, first: bool = False) -> Any:
-        if not first and self.check_token(FlowEntryToken):
-            self.get_token()
-            first = True
-        if first and self.check_token(FlowEntryToken):
+        first, empty = self._empty_entry(first)
+        if empty:  # an empty key with an empty value
             self.state = self.parse_flow_mapping_empty_value
             return self.process_empty_scalar(self.peek_token().start_mark)
         return super().parse_flow_mapping_key(first=first)

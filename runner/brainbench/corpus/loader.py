@@ -7,7 +7,6 @@ corpus is either wholly valid or not used at all.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import stat
@@ -20,7 +19,7 @@ from pydantic import ValidationError
 from brainbench.corpus.errors import CorpusError, Problem, json_path
 from brainbench.corpus.hashing import fixtures_hash
 from brainbench.corpus.rules import SEALED, find_gold_keys, fixture_rules, gold_rules
-from brainbench.jsjson import js_sort_key
+from brainbench.jsjson import js_sort_key, json_parse_number
 from brainbench.jsstring import without_lone_surrogates
 from brainbench.models.corpus import Fixture, Gold, PublicTurn
 
@@ -123,7 +122,7 @@ def _read_json(path: Path, problems: list[Problem]) -> Any:
         problems.append(Problem(str(path), "$", f"cannot read file: {exc.strerror}"))
         return _UNREADABLE
     try:
-        doc = json.loads(text, parse_constant=_no_constant, parse_int=_js_number, parse_float=_js_number)
+        doc = json.loads(text, parse_constant=_no_constant, parse_int=json_parse_number, parse_float=json_parse_number)
         # JSON.parse keeps a lone "\udXXX" half; a pydantic str cannot, so it loads as
         # U+FFFD -- also what gbrain's UTF-8 storage makes of it (docs/FIDELITY.md).
         return without_lone_surrogates(doc) if _SURROGATE_ESCAPE.search(text) else doc
@@ -137,15 +136,6 @@ def _read_json(path: Path, problems: list[Problem]) -> Any:
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-
-
-def _js_number(literal: str) -> int | float:
-    """A JSON number as ``JSON.parse`` reads it: the nearest double (ids beyond 2**53 round),
-    an integral one kept as an int while that is exact (``1.0`` is the id 1)."""
-    value = float(literal)
-    if math.isfinite(value) and value.is_integer() and abs(value) <= 2**53:
-        return int(value)
-    return value
 
 
 def _no_constant(name: str) -> Any:
