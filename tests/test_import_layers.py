@@ -17,7 +17,7 @@ PACKAGE = Path(brainbench.__file__).parent
 # Data-flow order.  A module may import its own layer or any earlier one, never a later one.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("models",),  # shapes (pydantic models, the hook-call dataclasses)
-    ("jsjson", "jsstring", "scratch", "ownership", "scratch_owner", "version", "_revision",
+    ("jsjson", "jsstring", "jscase", "jsdate", "scratch", "ownership", "scratch_owner", "version", "_revision",
      "disk_full"),  # small shared helpers
     ("corpus",),
     ("brain",),

@@ -21,9 +21,12 @@ __all__ = [
     "js_json_dumps",
     "js_math_round",
     "js_number",
+    "js_parse_float",
+    "js_parse_int",
     "js_sort_key",
     "js_sorted",
     "js_to_fixed",
+    "json_parse_number",
     "round4",
     "stringify",
 ]
@@ -260,3 +263,40 @@ def _encoder(gap: str, js_key_order: bool, default: Callable[[Any], Any] | None)
 def stringify(obj: Any, indent: int | None = None) -> str:
     """``JSON.stringify(obj)`` (compact) or ``JSON.stringify(obj, null, indent)``."""
     return js_json_dumps(obj, indent)
+
+
+# parseFloat / parseInt read the longest numeric prefix after leading (JS) whitespace.
+_FLOAT_PREFIX = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+_INT_PREFIX = re.compile(r"[+-]?[0-9]+")
+_JS_SPACE = "\t\n\x0b\x0c\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+            "\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def js_parse_float(text: str) -> float:
+    """``parseFloat(text)`` (NaN when no number starts the text)."""
+    m = _FLOAT_PREFIX.match(text.lstrip(_JS_SPACE))
+    if m is None:
+        return math.nan
+    token = m.group()
+    return float(token.replace("Infinity", "inf"))
+
+
+def js_parse_int(text: str) -> float | int:
+    """``parseInt(text, 10)``: an int while exact, else the nearest double (NaN when no digits)."""
+    m = _INT_PREFIX.match(text.lstrip(_JS_SPACE))
+    if m is None:
+        return math.nan
+    value = float(m.group())
+    return int(m.group()) if abs(value) <= 2**53 else value
+
+
+def json_parse_number(literal: str) -> int | float:
+    """A JSON number literal as ``JSON.parse`` reads it: the nearest double (ids beyond 2**53
+    round), an integral one kept as an int while that is exact (``1.0`` is 1).
+
+    For ``json.loads(parse_int=..., parse_float=...)``.
+    """
+    value = float(literal)
+    if math.isfinite(value) and value.is_integer() and abs(value) <= 2**53:
+        return int(value)
+    return value

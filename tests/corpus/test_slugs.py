@@ -1,10 +1,9 @@
-"""Slugs as gbrain's validateSlug stores them (issue 13 rule 4), and the page references that follow them."""
+"""Slugs as gbrain's validateSlug stores them (issue 13 rule 4); page references stay as written (issue 30)."""
 
 from __future__ import annotations
 
 import pytest
-from brainbench.corpus.slugs import SlugError, normalise_page_refs, seeded_slugs, validate_slug
-from brainbench.models.corpus import Fixture, Gold
+from brainbench.corpus.slugs import SlugError, validate_slug
 
 REJECTED = {
     "empty": "",
@@ -56,35 +55,29 @@ def test_accepted_slugs_are_lower_cased(slug: str, stored: str) -> None:
     assert validate_slug(slug) == stored
 
 
-def _fixture(fid: str, slugs: list[str], fact_subject: str | None = None, **extra: object) -> Fixture:
-    doc: dict[str, object] = {
-        "schema_version": 1, "fixture_id": fid, "suites": ["know-to-ask"],
-        "seed_pages": [{"slug": s, "content": "---\ntitle: T\ntype: person\n---\n\nx\n"} for s in slugs],
+def test_gold_and_fact_subjects_are_read_as_written(tmp_path) -> None:
+    """Issue 30 rule 11: gbrain never normalises gold or fact subjects (only the seeded slug)."""
+    import json
+
+    from brainbench.corpus.loader import load_corpus
+
+    (tmp_path / "fixtures").mkdir()
+    (tmp_path / "gold").mkdir()
+    fixture = {
+        "schema_version": 1, "fixture_id": "f", "suites": ["know-to-ask"],
+        "seed_pages": [{"slug": "People/Alice", "content": "---\ntitle: T\ntype: person\n---\n\nx\n"}],
+        "seed_facts": [{"fact": "likes tea", "entity_slug": "PEOPLE/ALICE"}],
         "turns": [{"turn_id": 1, "role": "user", "text": "hi"}],
-        **extra,
     }
-    if fact_subject is not None:
-        doc["seed_facts"] = [{"fact": "likes tea", "entity_slug": fact_subject}]
-    return Fixture.model_validate(doc)
-
-
-def test_gold_and_fact_subjects_naming_a_seeded_page_use_the_stored_slug() -> None:
-    fixture = _fixture("f", ["People/Alice", "people/bob", "bad//slug"], fact_subject="PEOPLE/ALICE")
-    gold = Gold.model_validate({"fixture_id": "f", "turns": {"1": {
-        "should_retrieve": True,
-        "gold_slugs": ["People/ALICE", "People/Bob", "People/Nobody"],
-        "acceptable_slugs": ["BAD//SLUG"],
-        "gold_facts": [{"gist": "g", "fact": "likes tea", "entity_slug": "People/Alice",
-                        "match_keywords": ["tea"]}],
-    }}})
-    pages = seeded_slugs([fixture])
-    assert pages == {"people/alice", "people/bob"}
-    fx, gd = normalise_page_refs(fixture, gold, pages)
-    turn = gd.turns["1"]
-    # Named pages take the stored spelling; a slug naming no page (or an unstorable one) stays as written.
-    assert turn.gold_slugs == ["people/alice", "people/bob", "People/Nobody"]
-    assert turn.acceptable_slugs == ["BAD//SLUG"]
-    assert turn.gold_facts[0].entity_slug == "people/alice"
-    assert fx.seed_facts[0].entity_slug == "people/alice"
-    # The original models are untouched (they are frozen and shared).
-    assert gold.turns["1"].gold_slugs == ["People/ALICE", "People/Bob", "People/Nobody"]
+    gold = {"fixture_id": "f", "turns": {"1": {
+        "should_retrieve": True, "gold_slugs": ["People/Alice"], "acceptable_slugs": ["People/ALICE"],
+        "gold_facts": [{"gist": "g", "fact": "likes tea", "entity_slug": "People/Alice", "match_keywords": ["tea"]}],
+    }}}
+    (tmp_path / "fixtures" / "f.fixture.json").write_text(json.dumps(fixture))
+    (tmp_path / "gold" / "f.gold.json").write_text(json.dumps(gold))
+    loaded = load_corpus(tmp_path / "fixtures", tmp_path / "gold").fixtures[0]
+    turn = loaded.gold.turns["1"]
+    assert turn.gold_slugs == ["People/Alice"]
+    assert turn.acceptable_slugs == ["People/ALICE"]
+    assert turn.gold_facts[0].entity_slug == "People/Alice"
+    assert loaded.fixture.seed_facts[0].entity_slug == "PEOPLE/ALICE"

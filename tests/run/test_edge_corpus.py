@@ -51,7 +51,7 @@ SLUGS: dict[tuple[str, int], list[str] | dict[str, list[str]]] = {
     ("edge-jsonl-001", 3): {"openclaw": [], "claude-code": ["people/perpetua-vane"], "codex": []},
     # A lone "\ud83d" escape in a turn: JSON.parse keeps it and so the corpus runs.
     ("edge-lone-001", 1): [ODILE],
-    # Seeded as "People/Tamsin-Okonkwo": stored, injected and graded lower-cased.
+    # Seeded as "People/Tamsin-Okonkwo": stored and injected lower-cased; its gold stays as written.
     ("edge-slug-001", 1): ["people/tamsin-okonkwo"],
     ("edge-slug-001", 2): [],
 }
@@ -131,10 +131,14 @@ def test_codex_bills_its_preamble_to_the_first_prompt_js_trim_keeps(result: tupl
     assert got[("codex", "edge-codex-002", 2)]["injected_tokens"] == fragment + tokens(PREAMBLE)
 
 
-def test_gold_naming_a_seeded_page_is_graded_by_its_stored_slug(result: tuple[Any, dict[str, Any]]) -> None:
+def test_gold_is_read_as_written(result: tuple[Any, dict[str, Any]]) -> None:
+    # Issue 30 rule 11 (it reverses issue 13's normalisation): gbrain never lower-cases gold, so
+    # "People/Tamsin-Okonkwo" never matches the page seeding stored as "people/tamsin-okonkwo".
     got = rows(result[1])
     for harness in ("openclaw", "claude-code", "codex"):
-        assert got[(harness, "edge-slug-001", 1)]["gold"]["gold_slugs"] == ["people/tamsin-okonkwo"]
+        row = got[(harness, "edge-slug-001", 1)]
+        assert row["gold"]["gold_slugs"] == ["People/Tamsin-Okonkwo"]
+        assert row["injected_slugs"] == ["people/tamsin-okonkwo"]
     cells = {(c["harness"], c["suite"]): c for c in result[1]["cells"]}
     assert cells[("openclaw", "know-to-ask")]["fixtures"] == [
         "edge-codex-001", "edge-codex-002", "edge-jsonl-001", "edge-lone-001", "edge-order-001", "edge-slug-001",

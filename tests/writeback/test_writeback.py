@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import pytest
 from brainbench.brain.seeding import SeedError, seed_fixture
 from brainbench.brain.store import import_page
+from brainbench.jsdate import JSDate
 from brainbench.models.writeback import SegmentInput, WriteBackAggregate
 from brainbench.writeback.extractors import GoldExtractor
 from brainbench.writeback.page import conversation_slug, render_conversation_page, render_time
@@ -56,9 +57,10 @@ def test_rendered_page_lines_parse_to_one_message_per_turn(reference_corpus) -> 
     ],
 )
 def test_time_rendering_round_trips(instant: datetime, rendered: str) -> None:
-    assert render_time(instant) == rendered
+    assert render_time(JSDate(instant.timestamp() * 1000)) == rendered
     message = parse_messages(f"**You** ({rendered}): hi")[0]
-    assert message.at == instant.replace(second=0)
+    assert message.iso == instant.replace(second=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert message.time == instant.replace(second=0).timestamp() * 1000
 
 
 def test_continuation_lines_join_the_previous_message() -> None:

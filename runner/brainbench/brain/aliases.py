@@ -6,6 +6,7 @@ import re
 import unicodedata
 from typing import Any
 
+from brainbench.jscase import js_lower
 from brainbench.jsstring import WS, trim
 
 _SPACES = re.compile(WS + "+")  # JS \s (NBSP and U+FEFF included, U+0085 not)
@@ -15,7 +16,7 @@ _TRAIL = re.compile(r"[\"'`\])]+\Z")
 
 def normalize_alias(text: str) -> str:
     """NFKC, lowercase, fold whitespace runs (NBSP included), trim, strip quote/bracket runs."""
-    out = unicodedata.normalize("NFKC", text).lower()
+    out = js_lower(unicodedata.normalize("NFKC", text))
     out = trim(_SPACES.sub(" ", out))
     out = _LEAD.sub("", out)
     out = _TRAIL.sub("", out)

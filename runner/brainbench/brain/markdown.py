@@ -1,109 +1,69 @@
-"""Parse a seed page (YAML frontmatter + markdown body) and compute its content_hash.
+"""Parse a seed page (frontmatter + markdown body) and compute its content_hash, as gbrain does.
 
-The hash must equal gbrain's byte for byte (spec §2.4) because the resolver's
-row order — and so which pages fit a pointer budget — is ascending content_hash.
+gbrain's ``parseMarkdown`` and ``importFromContent`` (src/core/markdown.ts, import-file.ts,
+utils.ts ``contentHash``).  The hash must equal gbrain's byte for byte (spec §2.4): the
+resolver's row order -- and so which same-title page a pointer budget keeps -- is
+ascending content_hash.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
-from brainbench.jsjson import stringify
-from brainbench.jsstring import WS, trim, utf8_bytes
+from brainbench.brain.frontmatter import FrontmatterError, read_frontmatter
+from brainbench.brain.jsvalue import js_string, to_json
+from brainbench.jscase import js_lower
+from brainbench.jsdate import JSDate
+from brainbench.jsjson import js_sorted, stringify
+from brainbench.jsstring import NOT_WS, WS, trim, utf8_bytes
 
 MAX_CONTENT_BYTES = 5_000_000
 _STRIPPED_KEYS = ("type", "title", "tags", "slug")
-_EPHEMERAL_KEYS = ("captured_at", "ingested_at")
-_FRONT = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
-_H1 = re.compile(rf"^#{WS}+(.+?){WS}*#*{WS}*$", re.M)
-_TIMELINE = re.compile(
-    rf"^(?:<!--{WS}*timeline{WS}*-->|---{WS}*timeline{WS}*---)[ \t]*$|^---[ \t]*\r?\n(?=##{WS}+(?:Timeline|History)\b)",
-    re.M | re.I,
+# utils.ts HASH_EPHEMERAL_FRONTMATTER_KEYS: timestamps and the content-sanity markers.
+_EPHEMERAL_KEYS = ("captured_at", "ingested_at", "quarantine", "content_flag", "embed_skip")
+# markdown.ts GBRAIN_BASE_PATH_PREFIXES, matched anywhere in "/" + slug + ".md", in this order.
+_TYPE_BY_PATH: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("writing", ("/writing/",)),
+    ("analysis", ("/wiki/analysis/",)),
+    ("guide", ("/wiki/guides/", "/wiki/guide/")),
+    ("hardware", ("/wiki/hardware/",)),
+    ("architecture", ("/wiki/architecture/",)),
+    ("concept", ("/wiki/concepts/", "/wiki/concept/")),
+    ("person", ("/people/", "/person/")),
+    ("company", ("/companies/", "/company/")),
+    ("deal", ("/deals/", "/deal/")),
+    ("yc", ("/yc/",)),
+    ("civic", ("/civic/",)),
+    ("project", ("/projects/", "/project/")),
+    ("source", ("/sources/", "/source/")),
+    ("media", ("/media/",)),
+    ("email", ("/emails/", "/email/")),
+    ("slack", ("/slack/",)),
+    ("calendar-event", ("/cal/", "/calendar/")),
+    ("note", ("/notes/", "/note/")),
+    ("meeting", ("/meetings/", "/meeting/")),
+    ("event", ("/life/events/",)),
+    ("diary", ("/life/diary/",)),
 )
-_TYPE_BY_PREFIX = {
-    "people": "person",
-    "companies": "company",
-    "funds": "org",
-    "orgs": "org",
-    "concepts": "concept",
-    "projects": "project",
-    "conversations": "conversation",
-}
+_DOT = r"[^\n\r\u2028\u2029]"  # JavaScript's "."
+_CODE_FENCE = re.compile(rf"{WS}*(`{{3,}}|~{{3,}})")
+_H1 = re.compile(rf"#(?!#){WS}+({_DOT}+?){WS}*\Z")
+_CLOSING_HASHES = re.compile(rf"{WS}+#+{WS}*\Z")
+_MD_SUFFIX = re.compile(r"\.[mM][dD]\Z")
+_WORD_START = re.compile(r"\b\w", re.ASCII)  # JavaScript's \b\w: ASCII words only
+# findTimelineSplitIndex / findBareTimelineSection; /i without u folds ASCII only.
+_DECORATED = re.compile(rf"---{WS}+timeline{WS}+---\Z", re.I | re.A)
+_TIMELINE_HEADING = re.compile(rf"##{WS}+(?:timeline|history)\b", re.I | re.A)
+_H2 = re.compile(rf"##{WS}+{NOT_WS}")
+_DATED_BULLET = re.compile(rf"{WS}*[-*+]{WS}+\**[0-9]{{4}}\b", re.A)
+_CONTINUATION = re.compile(rf"{WS}{{2,}}{NOT_WS}")
 
 
 class PageParseError(ValueError):
-    """The page cannot be imported (gbrain: import status ``error``)."""
-
-
-def _js_key(key: object) -> str:
-    """The property name a JS object gives a YAML key (``String(key)``)."""
-    if key is None or isinstance(key, bool):
-        return {None: "null", True: "true", False: "false"}[key]
-    return str(key)
-
-
-class _Yaml12Loader(yaml.SafeLoader):
-    """SafeLoader with YAML 1.2 booleans: js-yaml reads ``yes``/``on`` as strings.
-
-    Like js-yaml it refuses a mapping that repeats a key (PyYAML would keep the
-    last); keys compare as the strings a JS object would hold.
-    """
-
-    def construct_mapping(self, node: yaml.Node, deep: bool = False) -> dict[object, object]:
-        if isinstance(node, yaml.MappingNode):
-            seen: set[str] = set()
-            for key_node, _ in node.value:
-                if key_node.tag == "tag:yaml.org,2002:merge":
-                    continue  # merged keys may override, as in js-yaml
-                key = self.construct_object(key_node, deep=True)
-                as_js = _js_key(key)
-                if as_js in seen:
-                    raise yaml.constructor.ConstructorError(
-                        "while constructing a mapping", node.start_mark,
-                        f"duplicated mapping key {as_js!r}", key_node.start_mark)
-                seen.add(as_js)
-        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
-
-
-_Yaml12Loader.yaml_implicit_resolvers = {
-    key: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
-    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.copy().items()
-}
-_Yaml12Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
-
-
-def _quote_ambiguous(front: str) -> str:
-    # gbrain double-quotes top-level scalars that YAML would misread as maps.
-    out = []
-    for line in front.split("\n"):
-        m = re.match(rf"^([A-Za-z0-9_-]+):[ \t]+(.+?){WS}*$", line)
-        if m and m.group(2)[0] not in "\"'[{|>&*!" and (": " in m.group(2) or m.group(2).endswith(":")):
-            value = m.group(2).replace("\\", "\\\\").replace('"', '\\"')
-            line = f'{m.group(1)}: "{value}"'
-        out.append(line)
-    return "\n".join(out)
-
-
-def _jsonable(value: Any) -> Any:
-    # js-yaml turns timestamps into Date objects, which JSON.stringify writes as ISO-8601 UTC.
-    if isinstance(value, dt.datetime):
-        v = value if value.tzinfo else value.replace(tzinfo=dt.UTC)
-        return v.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{v.microsecond // 1000:03d}Z"
-    if isinstance(value, dt.date):
-        return value.isoformat() + "T00:00:00.000Z"
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_jsonable(v) for v in value]
-    return value
+    """The page cannot be imported (gbrain: import status ``error``, or ``skipped`` when too big)."""
 
 
 @dataclass(frozen=True)
@@ -113,79 +73,151 @@ class ParsedPage:
     title: str
     compiled_truth: str
     timeline: str
+    # The stored frontmatter (minus type/title/tags/slug) as JavaScript values: aliases are
+    # read from it (a date among them is no string); ``stored_json`` is what the row holds.
     frontmatter: dict[str, Any]
     tags: list[str]
     content_hash: str
-    # For the seed contract's document: the whole parsed frontmatter and the text after it.
+    # For the seed contract's document: the whole frontmatter as JSON and the text after it.
     meta: dict[str, Any] = field(default_factory=dict)
     body: str = ""
 
-
-def _yaml_reason(exc: yaml.YAMLError) -> str:
-    problem = getattr(exc, "problem", None)
-    mark = getattr(exc, "problem_mark", None)
-    if problem and mark is not None:
-        return f"{problem} (frontmatter line {mark.line + 1}, column {mark.column + 1})"
-    return str(exc).splitlines()[0]
+    @property
+    def stored_json(self) -> str:
+        """``JSON.stringify(frontmatter)``: the row's frontmatter (a date is its ISO string)."""
+        return stringify(to_json(self.frontmatter))
 
 
-def _humanize(slug: str) -> str:
-    last = slug.rsplit("/", 1)[-1]
-    return " ".join(w.capitalize() for w in re.split(rf"[-_]|{WS}", last) if w) or slug
+def coerce_string(value: Any) -> str:
+    """gbrain's coerceFrontmatterString: '' for null, a date's ISO day, else ``String(value)``."""
+    if value is None:
+        return ""
+    if isinstance(value, JSDate):
+        return value.iso()[:10]
+    return js_string(value)
 
 
-def _split_body(body: str) -> tuple[str, str]:
-    m = _TIMELINE.search(body)
-    if m is None:
-        return trim(body), ""
-    return trim(body[: m.start()]), trim(body[m.end() :])
+def infer_type(slug: str) -> str:
+    path = js_lower("/" + slug + ".md")
+    return next((t for t, prefixes in _TYPE_BY_PATH if any(p in path for p in prefixes)), "concept")
 
 
-def _tags(value: Any) -> list[str]:
-    if isinstance(value, str):
-        items = [trim(t) for t in value.split(",")]
-    elif isinstance(value, list):
-        items = [trim(str(t)) for t in value if t is not None]
-    else:
-        items = []
-    return sorted({t for t in items if t})
+def title_from_body(body: str) -> str:
+    """The first ``# H1`` outside fenced code; a closing ``#`` run is dropped only after whitespace."""
+    in_fence = False
+    for raw in body.split("\n"):
+        if _CODE_FENCE.match(raw):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        m = _H1.match(raw)
+        if m:
+            return trim(_CLOSING_HASHES.sub("", m.group(1)))
+    return ""
+
+
+def humanize(slug: str) -> str:
+    """inferTitle: the file name, ``-``/``_`` as spaces, each ASCII word's first letter capitalised."""
+    name = _MD_SUFFIX.sub("", (slug + ".md").split("/")[-1]) or "Untitled"
+    return _WORD_START.sub(lambda m: m.group().upper(), re.sub(r"[-_]", " ", name))
+
+
+def extract_tags(frontmatter: dict[str, Any]) -> list[str]:
+    """gbrain's extractTags: an array's items as ``String()``, a string split on commas, else none."""
+    tags = frontmatter.get("tags")
+    if isinstance(tags, list):
+        return [js_string(t) for t in tags]
+    if isinstance(tags, str):
+        return [t for t in (trim(part) for part in tags.split(",")) if t]
+    return []  # absent, falsy, a number, a date or an object
+
+
+def _bare_timeline_section(lines: list[str]) -> tuple[int, int] | None:
+    in_fence = False
+    for i, line in enumerate(lines):
+        if _CODE_FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence or not _TIMELINE_HEADING.match(trim(line)) or not trim("\n".join(lines[:i])):
+            continue
+        end, bullets, shaped = len(lines), 0, True
+        for j in range(i + 1, len(lines)):
+            t = trim(lines[j])
+            if _H2.match(t):
+                end = j
+                break
+            if not t:
+                continue
+            if _DATED_BULLET.match(lines[j]):
+                bullets += 1
+                continue
+            if bullets and _CONTINUATION.match(lines[j]):
+                continue
+            shaped = False
+            break
+        if shaped and bullets:
+            return i, end
+    return None
+
+
+def _timeline_split(lines: list[str]) -> int:
+    for i, line in enumerate(lines):
+        t = trim(line)
+        if t in ("<!-- timeline -->", "<!--timeline-->") or _DECORATED.match(t):
+            return i
+        if t == "---" and trim("\n".join(lines[:i])):
+            following = next((trim(n) for n in lines[i + 1 :] if trim(n)), None)
+            if following is not None and _TIMELINE_HEADING.match(following):
+                return i
+    return -1
+
+
+def split_body(body: str) -> tuple[str, str]:
+    """gbrain's splitBody: (compiled_truth, timeline), neither trimmed."""
+    lines = body.split("\n")
+    at = _timeline_split(lines)
+    if at != -1:
+        return "\n".join(lines[:at]), "\n".join(lines[at + 1 :])
+    section = _bare_timeline_section(lines)
+    if section is not None:
+        start, end = section
+        return "\n".join(lines[:start] + lines[end:]), "\n".join(lines[start:end])
+    return body, ""
+
+
+def content_hash(title: str, page_type: str, compiled: str, timeline: str, frontmatter: dict[str, Any],
+                 tags: list[str]) -> str:
+    """utils.ts contentHash: JSON.stringify of this exact shape, SHA-256 of its UTF-8.
+
+    Tags are sorted as JavaScript sorts strings (UTF-16 code units), duplicates kept; the
+    frontmatter loses its ephemeral keys; dates are ISO strings, NaN and Infinity null.
+    """
+    hashed = {k: v for k, v in frontmatter.items() if k not in _EPHEMERAL_KEYS and k != "tags"}
+    canonical = {"title": title, "type": page_type, "compiled_truth": compiled, "timeline": timeline,
+                 "frontmatter": to_json(hashed), "tags": js_sorted(tags)}
+    return hashlib.sha256(utf8_bytes(stringify(canonical))).hexdigest()
 
 
 def parse_page(slug: str, content: str) -> ParsedPage:
+    """``slug`` is already the stored (validated, lower-cased) slug."""
     if len(utf8_bytes(content)) > MAX_CONTENT_BYTES:
         raise PageParseError(f"content exceeds {MAX_CONTENT_BYTES} bytes (gbrain skips such pages)")
-    meta: dict[str, Any] = {}
-    body = content
-    m = _FRONT.match(content)
-    if m:
-        try:
-            loaded = yaml.load(_quote_ambiguous(m.group(1)), Loader=_Yaml12Loader)
-        except yaml.YAMLError as exc:
-            raise PageParseError(f"unparsable YAML frontmatter: {_yaml_reason(exc)}") from exc
-        except (ValueError, TypeError, RecursionError) as exc:  # e.g. a timestamp no calendar has
-            raise PageParseError(f"unusable YAML frontmatter: {exc}") from exc
-        if loaded is not None and not isinstance(loaded, dict):
-            raise PageParseError("frontmatter is not a mapping")
-        meta = _jsonable(loaded or {})
-        body = content[m.end() :]
-    title_raw = meta.get("title")
-    title = trim(str(title_raw)) if title_raw is not None else ""
-    if not title:
-        h1 = _H1.search(body)
-        title = trim(h1.group(1)) if h1 else _humanize(slug)
-    type_raw = meta.get("type")
-    page_type = str(type_raw) if type_raw is not None else _TYPE_BY_PREFIX.get(slug.split("/", 1)[0], "concept")
-    compiled, timeline = _split_body(body)
-    stored = {k: v for k, v in meta.items() if k not in _STRIPPED_KEYS}
-    tags = _tags(meta.get("tags"))
-    hashed_front = {k: v for k, v in stored.items() if k not in _EPHEMERAL_KEYS}
-    canonical = {
-        "title": title,
-        "type": page_type,
-        "compiled_truth": compiled,
-        "timeline": timeline,
-        "frontmatter": hashed_front,
-        "tags": tags,
-    }
-    digest = hashlib.sha256(stringify(canonical).encode("utf-8")).hexdigest()
-    return ParsedPage(slug, page_type, title, compiled, timeline, stored, tags, digest, meta, body)
+    try:
+        front = read_frontmatter(content)
+        data = front.data
+        explicit_type = coerce_string(data.get("type"))
+        title = trim(coerce_string(data.get("title"))) or title_from_body(front.body) or humanize(slug)
+    except FrontmatterError as exc:
+        raise PageParseError(str(exc)) from exc
+    except ValueError as exc:  # a date JavaScript cannot print (toISOString throws)
+        raise PageParseError(f"unusable frontmatter: {exc}") from exc
+    page_type = explicit_type or infer_type(slug)
+    compiled, timeline = (trim(part) for part in split_body(front.body))
+    stored = {k: v for k, v in data.items() if k not in _STRIPPED_KEYS}
+    tags = js_sorted(extract_tags(data))
+    try:
+        digest = content_hash(title, page_type, compiled, timeline, stored, tags)
+    except (TypeError, ValueError, RecursionError) as exc:  # JSON.stringify throws (a cycle, too deep)
+        raise PageParseError(f"unusable frontmatter: {exc}") from exc
+    return ParsedPage(slug, page_type, title, compiled, timeline, stored, tags, digest, to_json(data), front.body)

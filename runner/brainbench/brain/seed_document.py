@@ -9,7 +9,9 @@ from __future__ import annotations
 from brainbench.brain.aliases import normalize_alias_list
 from brainbench.brain.markdown import PageParseError, parse_page
 from brainbench.brain.seeding import SeedError
+from brainbench.brain.store import jsonb_problem
 from brainbench.corpus.slugs import SlugError, validate_slug
+from brainbench.jsstring import without_lone_surrogates
 from brainbench.models.corpus import Fixture
 from brainbench.models.seed import SeedDocument, SeedDocumentAlias, SeedDocumentFact, SeedDocumentPage
 
@@ -36,9 +38,15 @@ def seed_document(fixture: Fixture) -> SeedDocument:
             raise SeedError(f"{where}: invalid slug: {exc}") from exc
         except PageParseError as exc:
             raise SeedError(f"{where}: {exc}") from exc
-        pages.append(SeedDocumentPage(slug=slug, source=source, content=page.content, frontmatter=parsed.meta,
-                                      title=parsed.title, type=parsed.type, body=parsed.body))
-        aliases += [SeedDocumentAlias(slug=slug, source=source, alias=a)
+        problem = jsonb_problem(parsed.frontmatter)
+        if problem is not None:  # our seeding refuses it too (store.import_page)
+            raise SeedError(f"{where}: frontmatter cannot be stored: gbrain's jsonb column refuses {problem}")
+        # A lone surrogate half (from a YAML escape) is U+FFFD on any UTF-8 wire, as in gbrain's database.
+        pages.append(SeedDocumentPage(slug=slug, source=source, content=page.content,
+                                      frontmatter=without_lone_surrogates(parsed.meta),
+                                      title=without_lone_surrogates(parsed.title), type=parsed.type,
+                                      body=without_lone_surrogates(parsed.body)))
+        aliases += [SeedDocumentAlias(slug=slug, source=source, alias=without_lone_surrogates(a))
                     for a in normalize_alias_list(parsed.frontmatter.get("aliases"))]
     facts = [SeedDocumentFact(source=f.source_id or "default", fact=f.fact, entity_slug=f.entity_slug,
                               provenance=f.source or "bench:seed", source_session=f.source_session)

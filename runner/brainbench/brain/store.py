@@ -7,6 +7,7 @@ source, so no query here has a "all sources" form.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -14,7 +15,10 @@ from typing import Any, Literal
 import psycopg
 
 from brainbench.brain.aliases import normalize_alias_list
+from brainbench.brain.jsvalue import to_json
 from brainbench.brain.markdown import PageParseError, parse_page
+from brainbench.jscase import SQL_LOWER_FROM, SQL_LOWER_TO, sql_lower
+from brainbench.jsstring import without_lone_surrogates
 
 ImportStatus = Literal["imported", "skipped", "error"]
 
@@ -45,6 +49,41 @@ class FactRow:
 
 
 _PAGE_COLUMNS = "slug, source_id, type, title, compiled_truth, frontmatter, content_hash"
+# gbrain's lower(): its PGLite database lower-cases as musl does, one character to one.  The
+# same mapping as translate() in any PostgreSQL, so the host's locale never decides a match.
+_LOWER_TITLE = "translate(title, %(lower_from)s, %(lower_to)s)"
+_LOWER_ARGS = {"lower_from": SQL_LOWER_FROM, "lower_to": SQL_LOWER_TO}
+
+
+def _texts(values: Sequence[str]) -> list[str]:
+    # What gbrain's UTF-8 wire makes of a lone surrogate half (TextEncoder: U+FFFD); psycopg would raise.
+    return [without_lone_surrogates(v) for v in values]
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def jsonb_problem(frontmatter: dict[str, Any]) -> str | None:
+    """Why gbrain's ``frontmatter JSONB`` column would refuse this object, or None.
+
+    JSON.stringify writes a NUL as ``\\u0000`` and a lone surrogate half as ``\\udXXX``;
+    jsonb accepts neither (our column is ``json``, which stores both), so gbrain's import
+    throws and the fixture fails to seed.
+    """
+    stack: list[Any] = [to_json(frontmatter)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            if "\0" in item:
+                return "a NUL character (\\u0000)"
+            if _LONE_SURROGATE.search(item):
+                return "a lone UTF-16 surrogate"
+    return None
 
 
 def _page(row: Sequence[Any]) -> PageRow:
@@ -71,6 +110,9 @@ def import_page(conn: psycopg.Connection, slug: str, content: str, source_id: st
     except PageParseError as exc:
         status: ImportStatus = "skipped" if "exceeds" in str(exc) else "error"
         return status, str(exc)
+    problem = jsonb_problem(page.frontmatter)
+    if problem is not None:
+        return "error", f"frontmatter cannot be stored: gbrain's jsonb column refuses {problem}"
     with conn.transaction():
         existing = conn.execute(
             "SELECT content_hash FROM pages WHERE source_id = %s AND slug = %s AND deleted_at IS NULL",
@@ -85,8 +127,8 @@ def import_page(conn: psycopg.Connection, slug: str, content: str, source_id: st
             " compiled_truth = EXCLUDED.compiled_truth, timeline = EXCLUDED.timeline,"
             " frontmatter = EXCLUDED.frontmatter, tags = EXCLUDED.tags, content_hash = EXCLUDED.content_hash,"
             " deleted_at = NULL, updated_at = now()",
-            (source_id, slug, page.type, page.title, page.compiled_truth, page.timeline,
-             json.dumps(page.frontmatter, ensure_ascii=False), page.tags, page.content_hash),
+            (source_id, slug, *_texts([page.type, page.title, page.compiled_truth, page.timeline]),
+             page.stored_json, _texts(page.tags), page.content_hash),
         )
         register_aliases(conn, source_id, slug, page.frontmatter)
     return "imported", page.content_hash
@@ -100,7 +142,7 @@ def register_aliases(conn: psycopg.Connection, source_id: str, slug: str, frontm
         with conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO page_aliases (source_id, alias_norm, slug) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-                [(source_id, a, slug) for a in aliases],
+                [(source_id, a, slug) for a in _texts(aliases)],
             )
 
 
@@ -126,7 +168,7 @@ def alias_hits(conn: psycopg.Connection, source_id: str, norms: Sequence[str]) -
         "SELECT DISTINCT a.alias_norm, a.slug FROM page_aliases a"
         " JOIN pages p ON p.source_id = a.source_id AND p.slug = a.slug AND p.deleted_at IS NULL"
         " WHERE a.source_id = %s AND a.alias_norm = ANY(%s) ORDER BY a.alias_norm, a.slug",
-        (source_id, list(norms)),
+        (source_id, _texts(norms)),
     ).fetchall()
     out: dict[str, list[str]] = {}
     for norm, slug in rows:
@@ -151,12 +193,12 @@ def lexical_rows(
     make it explicit (and break the tie by slug, which gbrain leaves to chance).
     """
     rows = conn.execute(
-        f"SELECT {_PAGE_COLUMNS} FROM pages WHERE source_id = %s AND deleted_at IS NULL AND ("
-        " lower(title) = ANY(%s) OR slug = ANY(%s) OR slug LIKE ANY(%s)"
-        " OR (cardinality(%s::text[]) > 0 AND type = 'person' AND lower(title) LIKE ANY(%s)))"
+        f"SELECT {_PAGE_COLUMNS} FROM pages WHERE source_id = %(source)s AND deleted_at IS NULL AND ("
+        f" {_LOWER_TITLE} = ANY(%(titles)s) OR slug = ANY(%(slugs)s) OR slug LIKE ANY(%(suffixes)s)"
+        f" OR (cardinality(%(surnames)s::text[]) > 0 AND type = 'person' AND {_LOWER_TITLE} LIKE ANY(%(surnames)s)))"
         " ORDER BY content_hash, slug",
-        (source_id, list(titles_lc), list(slugs), list(slug_suffixes), list(surname_patterns),
-         list(surname_patterns)),
+        {"source": source_id, "titles": _texts(titles_lc), "slugs": _texts(slugs), "suffixes": _texts(slug_suffixes),
+         "surnames": _texts(surname_patterns), **_LOWER_ARGS},
     ).fetchall()
     return [_page(r) for r in rows]
 
@@ -166,13 +208,15 @@ def pages_by_slug(conn: psycopg.Connection, source_id: str, slugs: Sequence[str]
         return {}
     rows = conn.execute(
         f"SELECT {_PAGE_COLUMNS} FROM pages WHERE source_id = %s AND deleted_at IS NULL AND slug = ANY(%s)",
-        (source_id, list(slugs)),
+        (source_id, _texts(slugs)),
     ).fetchall()
     return {r[0]: _page(r) for r in rows}
 
 
 def index_rows(conn: psycopg.Connection, source_id: str, limit: int = 50, *, hide_quarantined: bool = False,
                hide_external: bool = False) -> list[tuple[str, str]]:
+    # gbrain's PGLite database collates "C" (byte order); a host locale would sort differently
+    # and, beyond ``limit`` pages, keep different ones.
     hidden = ""
     if hide_quarantined:
         hidden += " AND NOT COALESCE(frontmatter::jsonb ? 'quarantine', false)"
@@ -181,7 +225,8 @@ def index_rows(conn: psycopg.Connection, source_id: str, limit: int = 50, *, hid
     return [
         (r[0], r[1])
         for r in conn.execute(
-            f"SELECT slug, title FROM pages WHERE source_id = %s AND deleted_at IS NULL{hidden} ORDER BY slug LIMIT %s",
+            f"SELECT slug, title FROM pages WHERE source_id = %s AND deleted_at IS NULL{hidden}"
+            ' ORDER BY slug COLLATE "C" LIMIT %s',
             (source_id, limit),
         ).fetchall()
     ]
@@ -204,12 +249,16 @@ def _escape_like(text: str) -> str:
 
 
 def fact_keyword_probe(conn: psycopg.Connection, source_id: str, keywords: Sequence[str]) -> bool:
-    """True when one live fact in the source contains every keyword (case-insensitive)."""
+    """True when one live fact in the source contains every keyword (gbrain's ILIKE: PGLite's case table)."""
     if not keywords:
         return False
-    clauses = " AND ".join(["fact ILIKE %s"] * len(keywords))
+    # PostgreSQL's ILIKE on UTF-8 is lower(text) LIKE lower(pattern); both lowered with gbrain's table.
+    clauses = " AND ".join(["translate(fact, %s, %s) LIKE %s"] * len(keywords))
+    params: list[str] = []
+    for k in _texts(keywords):
+        params += [SQL_LOWER_FROM, SQL_LOWER_TO, sql_lower(f"%{_escape_like(k)}%")]
     row = conn.execute(
         f"SELECT 1 FROM facts WHERE source_id = %s AND expired_at IS NULL AND {clauses} LIMIT 1",
-        (source_id, *(f"%{_escape_like(k)}%" for k in keywords)),
+        (source_id, *params),
     ).fetchone()
     return row is not None

@@ -19,8 +19,7 @@ from pydantic import ValidationError
 from brainbench.corpus.errors import CorpusError, Problem, json_path
 from brainbench.corpus.hashing import fixtures_hash
 from brainbench.corpus.rules import SEALED, find_gold_keys, fixture_rules, gold_rules
-from brainbench.corpus.slugs import normalise_page_refs, seeded_slugs
-from brainbench.jsjson import js_sort_key
+from brainbench.jsjson import js_sort_key, json_parse_number
 from brainbench.jsstring import without_lone_surrogates
 from brainbench.models.corpus import Fixture, Gold, PublicTurn
 
@@ -123,13 +122,13 @@ def _read_json(path: Path, problems: list[Problem]) -> Any:
         problems.append(Problem(str(path), "$", f"cannot read file: {exc.strerror}"))
         return _UNREADABLE
     try:
-        doc = json.loads(text, parse_constant=_no_constant)
+        doc = json.loads(text, parse_constant=_no_constant, parse_int=json_parse_number, parse_float=json_parse_number)
         # JSON.parse keeps a lone "\udXXX" half; a pydantic str cannot, so it loads as
         # U+FFFD -- also what gbrain's UTF-8 storage makes of it (docs/FIDELITY.md).
         return without_lone_surrogates(doc) if _SURROGATE_ESCAPE.search(text) else doc
     except json.JSONDecodeError as exc:
         problems.append(Problem(str(path), "$", f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"))
-    except ValueError as exc:  # e.g. an integer literal longer than Python's int parsing limit
+    except ValueError as exc:  # NaN / Infinity, which JSON.parse refuses too
         problems.append(Problem(str(path), "$", f"invalid JSON: {exc}"))
     except RecursionError:
         problems.append(Problem(str(path), "$", "invalid JSON: nesting too deep"))
@@ -137,6 +136,8 @@ def _read_json(path: Path, problems: list[Problem]) -> Any:
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
 def _no_constant(name: str) -> Any:
     # Python's json accepts NaN and Infinity; JSON.parse (and so gbrain) does not.
     raise ValueError(f"{name} is not JSON")
@@ -239,7 +240,6 @@ def load_corpus(fixtures_dir: Path, gold_dir: Path) -> Corpus:
         if fid not in joined:
             problems.append(Problem(str(path), "$.fixture_id", f"orphan gold file: no fixture has fixture_id {fid!r}"))
 
-    loaded = _with_stored_slugs(loaded)
     pairs = _pair(loaded, problems)
     if problems:
         raise CorpusError(sorted(set(problems), key=lambda p: (p.file, p.path, p.rule)))
@@ -250,24 +250,6 @@ def load_corpus(fixtures_dir: Path, gold_dir: Path) -> Corpus:
         gold_dir=gold_dir,
         pairs=pairs,
     )
-
-
-def _with_stored_slugs(loaded: list[LoadedFixture]) -> list[LoadedFixture]:
-    """Gold and fact subjects naming a seeded page, in the spelling gbrain stores (lower-case).
-
-    A continuity pair shares one brain, so its members see each other's pages.
-    """
-    partners: dict[str, list[LoadedFixture]] = {}
-    for item in loaded:
-        if item.fixture.continuity is not None:
-            partners.setdefault(item.fixture.continuity.pair_id, []).append(item)
-    out = []
-    for item in loaded:
-        block = item.fixture.continuity
-        brain = partners[block.pair_id] if block is not None else [item]
-        fixture, gold = normalise_page_refs(item.fixture, item.gold, seeded_slugs(m.fixture for m in brain))
-        out.append(LoadedFixture(fixture, gold, item.file, item.gold_file))
-    return out
 
 
 def _pair(loaded: list[LoadedFixture], problems: list[Problem]) -> dict[str, ContinuityPair]:

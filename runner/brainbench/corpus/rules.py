@@ -8,10 +8,16 @@ from typing import Any
 from brainbench.corpus.errors import json_path
 from brainbench.corpus.timestamps import parse_ts
 from brainbench.corpus.trust_rules import trust_gold_rules, trust_step_rules
+from brainbench.jsjson import js_number
 from brainbench.models.corpus import Fixture, Gold
 
 SEALED = "gold is SEALED: it belongs in the gold dir, never inside a fixture"
 RETRIEVAL_SUITES = frozenset({"know-to-ask", "push"})
+
+
+def turn_key(turn_id: int) -> str:
+    """The gold key of a turn: ``String(turn_id)`` in JavaScript (``1e+21`` for 10**21)."""
+    return js_number(turn_id)
 
 
 def find_gold_keys(node: Any, path: tuple[object, ...] = ()) -> Iterator[str]:
@@ -39,7 +45,8 @@ def fixture_rules(fixture: Fixture) -> Iterator[tuple[str, str]]:
             yield json_path(("turns", i, "turn_id")), f"duplicate turn_id {turn.turn_id}"
         seen.add(turn.turn_id)
         if turn.ts is not None and parse_ts(turn.ts) is None:
-            yield json_path(("turns", i, "ts")), f"ts {turn.ts!r} is not a parseable date-time"
+            yield (json_path(("turns", i, "ts")),
+                   f"ts {turn.ts!r} is not a parseable date-time (JavaScript's Date.parse gives NaN)")
         if needs_ts and turn.ts is None:
             why = "write-back fixture" if "write-back" in fixture.suites else "continuity writer"
             yield json_path(("turns", i, "ts")), f"{why} requires ts on every turn"
@@ -50,7 +57,7 @@ def gold_rules(gold: Gold, fixture: Fixture) -> Iterator[tuple[str, str]]:
     """Yield (json path, rule) for gold that does not fit its fixture."""
     if gold.fixture_id != fixture.fixture_id:
         yield "$.fixture_id", f"gold fixture_id {gold.fixture_id!r} != fixture {fixture.fixture_id!r}"
-    roles = {str(t.turn_id): t.role for t in fixture.turns}
+    roles = {turn_key(t.turn_id): t.role for t in fixture.turns}
     retrieval = bool(RETRIEVAL_SUITES.intersection(fixture.suites))
     for key, turn_gold in gold.turns.items():
         at = ("turns", key)

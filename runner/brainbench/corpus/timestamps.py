@@ -1,29 +1,18 @@
-"""Turn timestamps: what counts as a valid ``ts`` and how it maps to an instant."""
+"""Turn timestamps: what counts as a valid ``ts`` and which instant it names.
+
+gbrain accepts a ``ts`` exactly when ``Date.parse`` does (fixtures.ts: "turns[i].ts must
+be ISO 8601") and renders the write-back page from ``new Date(ts)``: so RFC 2822 with a
+two-digit year (``99`` → 1999, ``49`` → 2049), lower-case ``t``/``z``, "Jan 5 2024" and the
+other forms JavaScript reads are valid, and what it refuses is refused here, as one line
+naming the file and field (rules.py).  See jsdate for the parser and the UTC zone.
+"""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
+from brainbench.jsdate import JSDate, parse
 
 
-def parse_ts(value: str) -> datetime | None:
-    """Return the UTC instant of ``value`` or None when it is not a timestamp.
-
-    gbrain accepts whatever JS ``Date.parse`` accepts; that set is engine-specific,
-    so we take its portable core: ISO 8601 and RFC 2822.  A timestamp without an
-    offset is read as UTC (JS would use the machine's zone, which would make
-    segmentation depend on where the benchmark runs).
-    """
-    text = value.strip()
-    if not text:
-        return None
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        try:
-            parsed = parsedate_to_datetime(text)
-        except (TypeError, ValueError, IndexError):
-            return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+def parse_ts(value: str) -> JSDate | None:
+    """The ``Date`` of ``value``, or None when ``Date.parse`` gives NaN."""
+    time = parse(value)
+    return None if time is None else JSDate(time)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brainbench.corpus.loader import LoadedFixture
+from brainbench.corpus.rules import turn_key
 from brainbench.executors.base import SeamProcess
 from brainbench.harnesses.registry import SeamSpec
 from brainbench.jsstring import without_lone_surrogates
@@ -73,7 +74,7 @@ async def replay_fixture(
                 suite=suite,  # type: ignore[arg-type]
                 injected_slugs=result.slugs,
                 injected_tokens=result.tokens,
-                gold=item.gold.turns.get(str(turn.turn_id)),
+                gold=item.gold.turns.get(turn_key(turn.turn_id)),
                 cross_source_slugs=leaked,
                 latency_ms=round(result.latency_ms * 1000) / 1000,
             ))
@@ -98,5 +99,5 @@ def _evidence(item: LoadedFixture, turn_id: int, prompt: str, spec: SeamSpec, re
         injected_slugs=result.slugs, injected_tokens=result.tokens, exit_code=result.exit_code,
         timed_out=result.timed_out, stderr_tail=stderr[-STDERR_TAIL:], fault_class=result.graded.fault,
         fault_detail=result.graded.detail, latency_ms=round(result.latency_ms * 1000) / 1000,
-        gold=item.gold.turns.get(str(turn_id)),
+        gold=item.gold.turns.get(turn_key(turn_id)),
     )

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import regex
 
 from brainbench.brain.aliases import normalize_alias
-from brainbench.jsstring import WS, is_space, js_len, js_slice, split_ws, trim
+from brainbench.jscase import LETTER, LOWER, NUMBER, UPPER, js_lower
+from brainbench.jsstring import WS, is_space, js_len, split_ws, trim
 from brainbench.reflex.vocab import (
     COMMON_WORDS,
     MAX_CANDIDATES,
@@ -18,14 +19,21 @@ from brainbench.reflex.vocab import (
 )
 
 _HANDLE = regex.compile(r"@([A-Za-z0-9_]{2,})")
-_CAP_TOKEN = r"\p{Lu}[\p{L}0-9'’\-]*(?:\.\p{L}[\p{L}0-9'’\-]*)*"
+# \p{Lu} and friends as gbrain's JavaScript engine classifies letters (jscase), not as
+# this regex module's newer Unicode does.
+_CAP_TOKEN = rf"[{UPPER}][{LETTER}0-9'’\-]*(?:\.[{LETTER}][{LETTER}0-9'’\-]*)*"
 _CAP_RUN = regex.compile(rf"{_CAP_TOKEN}(?:{WS}+{_CAP_TOKEN}){{0,3}}")
-_WEAK = regex.compile(r"(?<![\p{L}\p{N}'’@-])\p{Ll}[\p{L}\p{N}'’-]{2,}(?![\p{L}\p{N}'’-])")
+_WEAK = regex.compile(
+    rf"(?<![{LETTER}{NUMBER}'’@-])[{LOWER}][{LETTER}{NUMBER}'’-]{{2,}}(?![{LETTER}{NUMBER}'’-])")
 _NUMBER = regex.compile(r"^[0-9][0-9.,]*\Z")
 _WS = regex.compile(WS)
-_CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]")
-_CJK_RUN = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+")
-_HIRAGANA_ONLY = regex.compile(r"^\p{Hiragana}+\Z")
+# gbrain's fixed CJK ranges (cjk.ts CJK_SLUG_CHARS), not Unicode scripts: Han U+4E00–9FFF,
+# hiragana U+3040–309F, katakana U+30A0–30FF, hangul syllables U+AC00–D7AF.  All BMP, so a
+# run is never cut inside a surrogate pair; Han extensions (astral included) are not CJK here.
+CJK_CHARS = "\u4e00-\u9fff\u3040-\u309f\u30a0-\u30ff\uac00-\ud7af"
+_CJK = regex.compile(f"[{CJK_CHARS}]")
+_CJK_RUN = regex.compile(f"[{CJK_CHARS}]+")
+_HIRAGANA_ONLY = regex.compile("^[\u3040-\u309f]+\\Z")
 # [sS], not IGNORECASE: JS /i without the u flag never folds ſ (U+017F) onto s.
 _POSSESSIVE = regex.compile(r"['’][sS]\Z")
 _APOSTROPHE = regex.compile(r"['’]\Z")
@@ -85,7 +93,7 @@ def extract_candidates(text: str) -> list[Candidate]:
         consider(surface, surface, not is_at_sentence_start(text, m.start()))
         tokens = split_ws(surface)
         lead = 0
-        while lead < len(tokens) and strip_possessive(tokens[lead]).lower() in STOPWORDS:
+        while lead < len(tokens) and js_lower(strip_possessive(tokens[lead])) in STOPWORDS:
             lead += 1
         if 0 < lead < len(tokens):
             rest = " ".join(tokens[lead:])
@@ -94,7 +102,7 @@ def extract_candidates(text: str) -> list[Candidate]:
     strong: list[Candidate] = []
     for s in found.values():
         if not s.multi_token:
-            lower = s.query.lower()
+            lower = js_lower(s.query)
             if js_len(s.query) < 2 or _NUMBER.match(s.query) or lower in STOPWORDS:
                 continue
             if lower in COMMON_WORDS and not s.mid_sentence:
@@ -109,7 +117,7 @@ def extract_candidates(text: str) -> list[Candidate]:
         if len(weak) >= MAX_WEAK_CANDIDATES:
             break
         raw = strip_possessive(m.group(0))
-        lower = raw.lower()
+        lower = js_lower(raw)
         if js_len(raw) < 3 or lower in STOPWORDS or lower in COMMON_WORDS:
             continue
         norm = normalize_alias(raw)
@@ -127,14 +135,11 @@ def _cjk_candidates(text: str, taken: set[str]) -> list[Candidate]:
     out: list[Candidate] = []
     for m in _CJK_RUN.finditer(text):
         run = m.group(0)
-        # Lengths and n-grams in UTF-16 units, as gbrain's ``run.length`` and
-        # ``run.slice``: an astral Han character is 2 long and may be cut in half.
-        size = js_len(run)
+        # Every run character is BMP, so UTF-16 units (gbrain's run.length, run.slice) are characters.
+        size = len(run)
         if size < 2:
             continue
-        grams = [run] if size <= 4 else [
-            js_slice(run, i, i + n) for i in range(size - 1) for n in (4, 3, 2) if i + n <= size
-        ]
+        grams = [run] if size <= 4 else [run[i : i + n] for i in range(size - 1) for n in (4, 3, 2) if i + n <= size]
         for gram in grams:
             if _HIRAGANA_ONLY.match(gram):
                 continue

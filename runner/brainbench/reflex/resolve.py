@@ -14,8 +14,10 @@ import regex
 from brainbench.brain import store
 from brainbench.brain.aliases import normalize_alias
 from brainbench.brain.store import PageRow
+from brainbench.jscase import UPPER, js_lower
 from brainbench.jsstring import WS, js_len, js_slice, trim, trim_end
-from brainbench.reflex.candidates import Candidate
+from brainbench.reflex.candidates import CJK_CHARS, Candidate
+from brainbench.reflex.fences import strip_private_facts, strip_takes
 from brainbench.reflex.labels import Trust
 from brainbench.reflex.render import Pointer
 from brainbench.reflex.trust_gate import TrustGate
@@ -23,18 +25,17 @@ from brainbench.reflex.trust_gate import TrustGate
 Suppression = Literal["slug-and-title", "slug-only"]
 ARM_CONFIDENCE = {"alias": 0.9, "title": 0.8, "title-surname": 0.72, "cjk-title": 0.72, "slug-suffix": 0.6}
 DEFAULT_MAX_POINTERS = 3
-_UPPER_FIRST = regex.compile(r"^\p{Lu}")
-_PURE_CJK = regex.compile(r"^[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+\Z")
+_UPPER_FIRST = regex.compile(f"^[{UPPER}]")
+_PURE_CJK = regex.compile(f"^[{CJK_CHARS}]+\\Z")
 _WS_RUN = re.compile(WS + "+")
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])" + WS)
 # gbrain: /^---[\s\S]*?---\s*/m -- the first block opening at any line start; JS's
 # multiline ^ also follows CR, U+2028 and U+2029, which Python's re.M does not.
 _FRONT_BLOCK = re.compile(r"(?:\A|(?<=[\n\r\u2028\u2029]))---.*?---" + WS + "*", re.S)
-_FENCE = re.compile(r"```(?:takes|private-facts?)\b.*?```", re.S)
 
 
 def slugify(text: str) -> str:
-    out = unicodedata.normalize("NFKD", text.lower())
+    out = unicodedata.normalize("NFKD", js_lower(text))
     out = re.sub(r"[\u0300-\u036f]", "", out)
     out = re.sub(r"[^a-z0-9]+", "-", out)
     return out.strip("-")
@@ -53,7 +54,7 @@ def synopsis(page: PageRow) -> str:
     summary = page.frontmatter.get("summary")
     if isinstance(summary, str) and trim(summary):
         return clip(trim(_WS_RUN.sub(" ", summary)), 160)
-    body = _FENCE.sub("", page.compiled_truth)
+    body = strip_private_facts(strip_takes(page.compiled_truth))
     body = _FRONT_BLOCK.sub("", body, count=1)
     for line in body.split("\n"):
         line = trim(line)
@@ -96,7 +97,7 @@ def _prepare(candidates: Sequence[Candidate], lexical_arms: bool) -> _Inputs:
             continue
         ins.display_by_norm.setdefault(norm, c.display)
         ins.alias_norms.append(norm)
-        title_lc = c.query.lower()
+        title_lc = js_lower(c.query)
         ins.titles_lc.append(title_lc)
         ins.title_to_norm.setdefault(title_lc, norm)
         slug = slugify(c.query)
@@ -106,7 +107,7 @@ def _prepare(candidates: Sequence[Candidate], lexical_arms: bool) -> _Inputs:
             ins.slug_to_norm.setdefault(slug, norm)
         single_token = not _WS_RUN.search(c.query)
         if lexical_arms and single_token and js_len(c.query) >= 3 and _UPPER_FIRST.match(c.query):
-            ins.surname_tokens.setdefault(c.query.lower(), norm)
+            ins.surname_tokens.setdefault(js_lower(c.query), norm)
     return ins
 
 
@@ -122,7 +123,7 @@ def _lexical_hits(rows: list[PageRow], ins: _Inputs, push: list[_Hit], seen: set
     collected: dict[str, list[PageRow]] = {}
     coverage: dict[str, int] = {}
     for row in rows:
-        title_lc = row.title.lower()
+        title_lc = js_lower(row.title)
         token = next((t for t in ins.surname_tokens if title_lc.endswith(" " + t)), None)
         if row.type == "person" and token is not None:
             coverage[token] = coverage.get(token, 0) + 1
@@ -178,22 +179,40 @@ def resolve_pointers(
     if ins.titles_lc or ins.slugs:
         rows = store.lexical_rows(conn, source_id, ins.titles_lc, ins.slugs, ins.suffixes, ins.surname_patterns)
         _lexical_hits(rows, ins, hits, seen)
-    cjk = [n for n in ins.weak_norms if _PURE_CJK.match(n)]
-    if cjk:
-        for row in store.lexical_rows(conn, source_id, cjk, cjk, [], []):
-            _push(hits, seen, _Hit(row.slug, "cjk-title", row.title.lower()))
     pages = {r.slug: r for r in rows}
+    if lexical_arms:
+        _cjk_hits(conn, source_id, ins, hits, seen, pages)
     missing = [h.slug for h in hits if h.slug not in pages]
     pages.update(store.pages_by_slug(conn, source_id, missing))
     admitted = gate.admit(conn, source_id, [h.slug for h in hits if h.slug in pages]) if gate else None
     return _budget(hits, pages, ins, max_pointers, prior_context, suppression, source_id, admitted)
 
 
+def _cjk_hits(conn: psycopg.Connection, source_id: str, ins: _Inputs, push: list[_Hit], seen: set[str],
+              pages: dict[str, PageRow]) -> None:
+    """gbrain's 'cjk-title' arm: a pure-CJK weak norm no earlier arm resolved, equal to exactly one
+    page's lower-cased title or slug (an ambiguous gram injects nothing)."""
+    resolved = {h.norm for h in push}
+    norms = [n for n in ins.weak_norms if _PURE_CJK.match(n) and n not in resolved]
+    if not norms:
+        return
+    matches: dict[str, list[str]] = {}
+    for row in store.lexical_rows(conn, source_id, norms, norms, [], []):
+        pages[row.slug] = row
+        title_lc = js_lower(row.title)
+        for norm in norms:
+            if title_lc == norm or row.slug == norm:
+                matches.setdefault(norm, []).append(row.slug)
+    for norm, slugs in matches.items():
+        if len(slugs) == 1:
+            _push(push, seen, _Hit(slugs[0], "cjk-title", norm))
+
+
 def _suppressed(page: PageRow, prior_lc: str, suppression: Suppression) -> bool:
-    if page.slug.lower() in prior_lc:
+    if js_lower(page.slug) in prior_lc:
         return True
     if suppression == "slug-and-title":
-        title = page.title.lower()
+        title = js_lower(page.title)
         # ASCII \W on purpose: gbrain's JS regex has no u flag here.
         if title and re.search(r"(^|\W)" + re.escape(title) + r"(\W|$)", prior_lc, re.ASCII):
             return True
@@ -210,7 +229,7 @@ def _budget(
     source_id: str,
     admitted: dict[str, Trust] | None,
 ) -> list[Pointer]:
-    prior_lc = (prior_context or "").lower()
+    prior_lc = js_lower(prior_context or "")
     out: list[Pointer] = []
     for hit in hits:
         if len(out) >= max_pointers:

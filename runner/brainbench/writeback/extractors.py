@@ -19,6 +19,7 @@ from typing import Any, Protocol, get_args
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from brainbench.corpus.loader import LoadedFixture
+from brainbench.corpus.rules import turn_key
 from brainbench.models.corpus import FactKind
 from brainbench.models.writeback import ExtractedFact, SegmentInput
 
@@ -35,7 +36,7 @@ class GoldExtractor:
     def __init__(self, loaded: LoadedFixture) -> None:
         self.items: list[tuple[str, Any]] = []
         for turn in loaded.fixture.turns:
-            turn_gold = loaded.gold.turns.get(str(turn.turn_id))
+            turn_gold = loaded.gold.turns.get(turn_key(turn.turn_id))
             for spec in (turn_gold.gold_facts if turn_gold else None) or []:
                 self.items.append((turn.text, spec))
         self.calls = 0

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from brainbench.corpus.timestamps import parse_ts
+from brainbench.jsdate import JSDate
 from brainbench.models.corpus import Fixture, Turn
 
 SLUG_PREFIX = "conversations/bench-"
@@ -23,14 +22,19 @@ def page_title(fixture_id: str) -> str:
     return f"Bench conversation {fixture_id}"
 
 
-def render_time(instant: datetime) -> str:
-    """``YYYY-MM-DD H:MM AM|PM`` in UTC; seconds are dropped (truncated, not rounded)."""
-    hour = instant.hour % 12 or 12
-    meridiem = "AM" if instant.hour < 12 else "PM"
-    return f"{instant.date().isoformat()} {hour}:{instant.minute:02d} {meridiem}"
+def render_time(instant: JSDate) -> str:
+    """gbrain's renderInlineTime: ``toISOString().slice(0, 10)`` and the UTC ``H:MM AM|PM``.
+
+    Seconds are dropped (truncated, not rounded).  A year outside 0000–9999 prints as
+    ``+010000-01``, which no message line matches: gbrain's parser then reads that turn as
+    part of the one before.
+    """
+    iso = instant.iso()
+    hour24, minute = int(iso[-13:-11]), int(iso[-10:-8])
+    return f"{iso[:10]} {hour24 % 12 or 12}:{minute:02d} {'AM' if hour24 < 12 else 'PM'}"
 
 
-def _turn_instant(fixture_id: str, turn: Turn) -> datetime:
+def _turn_instant(fixture_id: str, turn: Turn) -> JSDate:
     instant = parse_ts(turn.ts) if turn.ts is not None else None
     if instant is None:
         raise MissingTimestampError(

@@ -16,6 +16,7 @@ import psycopg
 from brainbench.brain.seeding import SeedError
 from brainbench.brain.store import import_page
 from brainbench.corpus.loader import LoadedFixture
+from brainbench.jsdate import JSDate
 from brainbench.jsjson import stringify
 from brainbench.models.writeback import ExtractedFact, WriteBackScore
 from brainbench.writeback.extractors import Extractor
@@ -74,8 +75,11 @@ def receipt_slug(now: datetime, source_id: str) -> str:
 
 
 def _segment_valid_from(segment: Segment) -> datetime | None:
-    start = segment.messages[0].at
-    return None if start.year == 1970 else start
+    # new Date(startIso), unless the parse fell back to the epoch (a 1970- start).
+    if segment.start_iso.startswith("1970-"):
+        return None
+    at = segment.messages[0].time
+    return None if at is None else JSDate(at).to_datetime()
 
 
 def _insert_segment_facts(
@@ -150,13 +154,16 @@ def extract_conversation_facts(
     """gbrain's runExtractConversationFactsCore for one page (kill switch bypassed, no sleeps)."""
     now = _ms(now)
     page = conn.execute(
-        "SELECT title, compiled_truth, content_hash FROM pages WHERE source_id = %s AND slug = %s"
+        "SELECT title, compiled_truth, timeline, content_hash FROM pages WHERE source_id = %s AND slug = %s"
         " AND deleted_at IS NULL",
         (source_id, slug),
     ).fetchone()
     if page is None:
         raise WriteBackError(f"write-back: page {slug} not found in source {source_id}")
-    title, body, content_hash = page
+    title, compiled, timeline, content_hash = page
+    # readSummaryBody: a turn that looked like a timeline sentinel split the page in two.
+    body = "\n\n".join(part for part in (compiled or "", timeline or "") if part)
+    title = title or slug
     spent_before = float(getattr(extractor, "thread_spent_usd", 0.0))
     # Re-extraction restarts row_num at 0; stale rows would otherwise win the
     # (source_id, source_markdown_slug, row_num) conflict and silently keep old facts.

@@ -7,13 +7,14 @@ entity.  Provenance is judged only on surviving rows.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 import psycopg
 
 from brainbench.brain.store import FactRow, facts_for_page
 from brainbench.corpus.loader import LoadedFixture
+from brainbench.corpus.rules import turn_key
+from brainbench.jscase import js_lower
 from brainbench.models.corpus import GoldFact
 from brainbench.models.writeback import WriteBackAggregate, WriteBackScore
 from brainbench.writeback.page import conversation_slug
@@ -21,26 +22,25 @@ from brainbench.writeback.segment import session_id
 
 EXTRACT_SOURCE = "cli:extract-conversation-facts"
 TERMINAL_AUDIT_SOURCE = "cli:extract-conversation-facts:terminal:v2"
-_ARRAY_INDEX = re.compile(r"^(?:0|[1-9][0-9]*)$")
-
-
-def _js_key_order(keys: Iterable[str]) -> list[str]:
-    # gbrain walks gold.turns with Object.entries: integer-like keys come first in
-    # ascending numeric order, then the rest in insertion order.
-    keys = list(keys)
-    index = sorted((k for k in keys if _ARRAY_INDEX.match(k) and int(k) < 2**32 - 1), key=int)
-    return index + [k for k in keys if k not in index]
 
 
 def gold_items(loaded: LoadedFixture) -> list[tuple[str, GoldFact]]:
-    """(turn key, gold fact) for every gold fact of the fixture, turn order then array order."""
+    """(turn key, gold fact) for every gold fact: fixture turns in array order, then each turn's facts.
+
+    gbrain's goldFactsWithSourceText walks ``fixture.turns`` and reads ``gold.turns[String(turn_id)]``.
+    """
     turns = loaded.gold.turns
-    return [(key, spec) for key in _js_key_order(turns) for spec in turns[key].gold_facts or []]
+    out: list[tuple[str, GoldFact]] = []
+    for turn in loaded.fixture.turns:
+        key = turn_key(turn.turn_id)
+        out += [(key, spec) for spec in (turns[key].gold_facts if key in turns else None) or []]
+    return out
 
 
 def _has_keywords(text: str, keywords: Iterable[str]) -> bool:
-    lowered = text.lower()
-    return all(k.lower() in lowered for k in keywords)
+    # JavaScript toLowerCase on both sides, as gbrain's includes() test.
+    lowered = js_lower(text)
+    return all(js_lower(k) in lowered for k in keywords)
 
 
 def _matches(row: FactRow, spec: GoldFact) -> bool:
