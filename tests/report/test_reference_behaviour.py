@@ -6,6 +6,7 @@ from __future__ import annotations
 import psycopg
 from brainbench.brain.store import import_page
 from brainbench.diagnosis.reference import _reference, policies
+from brainbench.memory.reference.stamping import writer
 
 NAMES = ("Ada Quorn", "Bo Lindqvist", "Cy Marrow", "Dee Fallow")
 PROMPT = "Update me on Ada Quorn, Bo Lindqvist, Cy Marrow and Dee Fallow."
@@ -25,7 +26,8 @@ def test_the_fourth_page_is_volunteered_under_060_and_over_budget_under_046(
     assert fates["0.60"]["people/dee-fallow"] == "injected"
     assert all(fates[b]["people/ada-quorn"] == "injected" for b in fates)
     # A page activation control withholds is not one the reference would inject.
-    conn.execute("UPDATE pages SET trust_tier = 'agent_written' WHERE slug = 'people/ada-quorn'")
+    with writer(conn, "agent_written", {"channel": "mcp:put_page"}):  # the tier trigger's only way in
+        conn.execute("UPDATE pages SET trust_tier = 'agent_written' WHERE slug = 'people/ada-quorn'")
     conn.execute("INSERT INTO write_gate_receipts (target_table, target_id, source_id, content_hash, tier,"
                  " detector_version, verdict, reason_families) SELECT 'pages', id::text, 'default', 'h',"
                  " 'agent_written', 2, 'flag', '{override}' FROM pages WHERE slug = 'people/ada-quorn'")

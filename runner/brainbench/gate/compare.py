@@ -317,7 +317,7 @@ def _fresh_corpus_outcome(current: Baseline, main: Baseline, breaches: list[Brea
     notes.append(f"fresh corpus {current.fixtures_hash[:12]} against a baseline of corpus {main.fixtures_hash[:12]}: "
                  "only seed-independent invariants are gated (source isolation at zero, the run config, every "
                  "cell of main measured); counts and metrics of two corpora are not comparable")
-    diffs = _config_diffs(current, main)
+    diffs = _config_diffs(current, main, same_hash=False)  # another corpus: it may add suites, as in bless mode
     if diffs:
         notes.append(f"run config mismatch: {'; '.join(diffs)} — compare like with like")
         return _outcome("inconclusive", mode, breaches, notes)
