@@ -27,13 +27,13 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-def rebuild_command(seed: int, trust: str = "off") -> str:
-    extra = f" --trust {trust}" if trust != "off" else ""
-    return f"brainbench corpus generate --seed {seed}{extra} --out ."
+def rebuild_command(seed: int, trust: str = "ours") -> str:
+    extra = f" --trust {trust}" if trust != "ours" else ""
+    return f"brainbench corpus generate --seed {seed}{extra} --project ."
 
 
 def generate_and_write(seed: int, fixtures_dir: Path, gold_dir: Path,
-                       counts: dict[str, int] | None = None, trust: str = "off") -> tuple[Corpus, dict[str, Any]]:
+                       counts: dict[str, int] | None = None, trust: str = "ours") -> tuple[Corpus, dict[str, Any]]:
     """Regenerate the ``gen-*`` files and the ledger; returns (corpus, ledger)."""
     from brainbench.generator.corpus import generate_corpus
     from brainbench.generator.ledger import build_ledger, ledger_path, read_ledger, write_ledger

@@ -44,8 +44,9 @@ def generate(
     seed: Annotated[int, typer.Option(help="PRNG seed; the committed corpus uses 42.")] = 42,
     trust: Annotated[Trust, typer.Option(
         help="Memory-trust categories (trust, state-resolution, poisoning-external, poisoning-agent, deletion): "
-             "off (none, as the committed corpus today); ours (our universe, drawn on from this seed's "
-             "stream); gbrain (gbrain 0.60's 42 trust fixtures byte for byte, whatever the seed).")] = Trust.off,
+             "ours (our universe, drawn on from this seed's stream: the committed corpus); off (none: a "
+             "classic 4-suite corpus); gbrain (gbrain 0.60's 42 trust fixtures byte for byte, whatever the "
+             "seed).")] = Trust.ours,
     project: _Project = None,
     out: _Out = None,
     fixtures: _Fix = None,

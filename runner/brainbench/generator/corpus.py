@@ -40,7 +40,7 @@ class Corpus:
     seed: int
     universe: Universe
     fixtures: tuple[GenFixture, ...]
-    trust: TrustMode = "off"
+    trust: TrustMode = "ours"
 
     def by_id(self) -> dict[str, GenFixture]:
         return {f.fixture_id: f for f in self.fixtures}
@@ -51,7 +51,7 @@ def _is_holdout_unit(k: int) -> bool:
 
 
 def generate_corpus(seed: int = DEFAULT_SEED, counts: Mapping[str, int] | None = None,
-                    trust: TrustMode = "off") -> Corpus:
+                    trust: TrustMode = "ours") -> Corpus:
     """Build the whole corpus in memory. Pure function of (seed, counts, trust).
 
     ``trust`` adds the memory-trust categories after the classic ones (``brainbench.generator.trust``);

@@ -88,7 +88,7 @@ def record_receipt(ledger_file: Path, review: dict[str, Any], result: dict[str, 
         "disagreements": result["disagreements"],
         "date": date,
         # Ties the receipt to the gold it was computed on; regeneration drops it otherwise.
-        "gold_hash": ledger.get("generated_gold_hash"),
+        "gold_hash": ledger.get("reviewed_gold_hash", ledger.get("generated_gold_hash")),
     }
     write_ledger(ledger_file, ledger)
     return ledger["gold_validation"]

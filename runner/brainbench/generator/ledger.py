@@ -38,11 +38,15 @@ def fixtures_hash(fixtures_dir: Path, gold_dir: Path) -> str:
     return h.hexdigest()
 
 
-def generated_gold_hash(corpus: Corpus) -> str:
-    """Hash of the generated gold only: a label review stays valid while this is unchanged."""
+def generated_gold_hash(corpus: Corpus, *, reviewed_only: bool = False) -> str:
+    """Hash of the generated gold only.  ``reviewed_only``: of the gold a label review reads (the
+    retrieval turns of the classic categories; memory-trust gold has no turns to label), so a review
+    stays valid while that is unchanged, whatever trust categories are added."""
+    skip = {f"gold/{f.fixture_id}{GOLD_SUFFIX}" for f in corpus.fixtures
+            if reviewed_only and "trust_steps" in f.fixture}
     h = hashlib.sha256()
     for rel, text in sorted(rendered_files(corpus).items()):
-        if rel.startswith("gold/"):
+        if rel.startswith("gold/") and rel not in skip:
             h.update(f"{rel}\n".encode())
             h.update(text.encode())
     return h.hexdigest()
@@ -66,11 +70,12 @@ def build_ledger(corpus: Corpus, fixtures_dir: Path, gold_dir: Path, rebuild: st
     hand = sorted(p.name[: -len(FIXTURE_SUFFIX)] for p in fixtures_dir.iterdir()
                   if p.name.endswith(FIXTURE_SUFFIX) and not p.name.startswith("gen-"))
     gold_hash = generated_gold_hash(corpus)
+    reviewed_hash = generated_gold_hash(corpus, reviewed_only=True)
     validation = pending_validation()
     if previous is not None:
         prev = previous.get("gold_validation")
         # A recorded review stays attached only while the gold it was computed on is unchanged.
-        if isinstance(prev, dict) and prev.get("gold_hash") == gold_hash:
+        if isinstance(prev, dict) and prev.get("gold_hash") == reviewed_hash:
             validation = prev
     # Named only when present, so a classic-only corpus keeps its ledger byte for byte.
     trust = {"trust": corpus.trust} if corpus.trust != "off" else {}
@@ -88,6 +93,7 @@ def build_ledger(corpus: Corpus, fixtures_dir: Path, gold_dir: Path, rebuild: st
         "hand_authored_fixtures": hand,
         "rebuild": rebuild,
         "generated_gold_hash": gold_hash,
+        **({"reviewed_gold_hash": reviewed_hash} if reviewed_hash != gold_hash else {}),
         "fixtures_hash": fixtures_hash(fixtures_dir, gold_dir),
         "gold_validation": validation,
     }

@@ -22,7 +22,7 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from brainbench.models.behaviour import NEWEST, Behaviour
-from brainbench.models.corpus import ALL_SUITES, SUITES, Suite
+from brainbench.models.corpus import ALL_SUITES, Suite
 from brainbench.models.result import HARNESSES, MAX_FRESH_SEED, Harness
 from brainbench.models.sandbox import ResourceLimits, check_size
 
@@ -138,7 +138,7 @@ class RunConfig(BaseModel):
     # --- what: the slice of the corpus -------------------------------------------------
     harnesses: list[Harness] = option(default_factory=lambda: list(HARNESSES),
                                       help="openclaw,claude-code,codex or all.", flag="--harness", cli_type="str")
-    suites: list[Suite] = option(default_factory=lambda: list(SUITES),
+    suites: list[Suite] = option(default_factory=lambda: list(ALL_SUITES),
                                  help="know-to-ask,push,write-back,continuity,trust,state-resolution,poisoning,"
                                       "deletion or all (the eight).", flag="--suite", cli_type="str")
     include_holdout: bool = option(False, "Score holdout fixtures (published-run mode).")
