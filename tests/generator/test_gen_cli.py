@@ -71,8 +71,9 @@ def test_separate_fixture_and_gold_dirs(tmp_path: Path) -> None:
     res = runner.invoke(app, ["generate", "--seed", "5", "--fixtures", str(tmp_path / "f"),
                               "--gold", str(tmp_path / "g")])
     assert res.exit_code == 0, res.output
-    assert len(list((tmp_path / "f").glob("gen-*.fixture.json"))) == 135
-    assert len(list((tmp_path / "g").glob("gen-*.gold.json"))) == 135
+    # 135 classic fixtures and the 42 of the memory-trust categories (our default trust mode).
+    assert len(list((tmp_path / "f").glob("gen-*.fixture.json"))) == 177
+    assert len(list((tmp_path / "g").glob("gen-*.gold.json"))) == 177
 
 
 def test_cli_import_stays_light() -> None:

@@ -60,7 +60,8 @@ def test_different_seed_different_but_valid_corpus() -> None:
     b = rendered_files(generate_corpus(43))
     assert a.keys() == b.keys()
     assert sum(a[k] != b[k] for k in a) > len(a) // 2
-    for f in generate_corpus(43).fixtures:
+    # The trust fixtures' rules are tested on any seed in test_gen_trust.py.
+    for f in generate_corpus(43, trust="off").fixtures:
         assert fixture_errors(f.fixture) == [], f.fixture_id
         assert gold_errors(f.fixture, f.gold) == [], f.fixture_id
 

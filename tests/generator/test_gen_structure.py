@@ -11,8 +11,12 @@ from brainbench.generator.categories.multisource import canary_token
 from gen_helpers import FIXTURES, load_json
 
 CORPUS = generate_corpus(42)
-EXPECTED_FIXTURES = {"kta-pos": 25, "kta-neg": 15, "push": 20, "write-back": 20, "continuity": 30,
-                     "multi-source": 10, "adversarial": 15}
+CLASSIC_FIXTURES = {"kta-pos": 25, "kta-neg": 15, "push": 20, "write-back": 20, "continuity": 30,
+                    "multi-source": 10, "adversarial": 15}
+# The memory-trust categories (trust spec §6.3) follow the classic ones in our default mode.
+TRUST_FIXTURES = {"trust": 8, "state-resolution": 8, "poisoning-external": 10, "poisoning-agent": 10,
+                  "deletion": 6}
+EXPECTED_FIXTURES = {**CLASSIC_FIXTURES, **TRUST_FIXTURES}
 
 
 def _ts(s: str) -> datetime:
@@ -23,6 +27,8 @@ def test_category_counts() -> None:
     assert Counter(f.category for f in CORPUS.fixtures) == EXPECTED_FIXTURES
     assert Counter(f.fixture["category"] for f in CORPUS.fixtures) == EXPECTED_FIXTURES
     assert DEFAULT_COUNTS["continuity"] * 2 == EXPECTED_FIXTURES["continuity"]
+    classic = generate_corpus(42, trust="off")
+    assert Counter(f.category for f in classic.fixtures) == CLASSIC_FIXTURES
 
 
 def test_ids_are_prefixed_and_unique() -> None:
@@ -46,7 +52,7 @@ def test_holdout_fraction_and_pairs_move_together() -> None:
 
 def test_fixture_key_order() -> None:
     order = ["schema_version", "fixture_id", "suites", "category", "sources", "active_source", "seed_pages",
-             "turns", "continuity", "holdout"]
+             "trust_steps", "turns", "continuity", "holdout"]
     for f in CORPUS.fixtures:
         keys = list(f.fixture)
         assert keys == [k for k in order if k in keys], f.fixture_id
@@ -61,7 +67,7 @@ def test_ledger_matches_committed_files(ledger: dict) -> None:
     gold_turns = sum(len(load_json(FIXTURES.parent / "gold" / p.name.replace(".fixture.", ".gold."))["turns"])
                      for p in gen)
     assert ledger["gold_turns"] == gold_turns
-    assert ledger["rebuild"] == f"brainbench corpus generate --seed {ledger['seed']} --out ."
+    assert ledger["rebuild"] == f"brainbench corpus generate --seed {ledger['seed']} --project ."
     for key in ("method", "sample", "agreement", "date"):
         assert key in ledger["gold_validation"]
 

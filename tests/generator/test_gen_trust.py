@@ -65,7 +65,7 @@ def test_gbrain_mode_reproduces_the_42_trust_fixtures_and_gold_byte_for_byte(tmp
     for category in TRUST_CATEGORIES:
         assert ledger["counts"][category] == their_ledger["categories"][category]
     assert ledger["trust"] == "gbrain"
-    assert ledger["rebuild"] == "brainbench corpus generate --seed 42 --trust gbrain --out ."
+    assert ledger["rebuild"] == "brainbench corpus generate --seed 42 --trust gbrain --project ."
 
 
 def test_gbrain_mode_does_not_depend_on_our_seed() -> None:
@@ -216,7 +216,7 @@ def test_generated_trust_corpora_load_validate_and_match_gbrains_schemas(tmp_pat
 
 
 def test_trust_categories_leave_the_classic_part_and_its_stream_untouched() -> None:
-    plain = rendered_files(generate_corpus(7))
+    plain = rendered_files(generate_corpus(7, trust="off"))
     with_trust = rendered_files(generate_corpus(7, trust="ours"))
     assert {k: v for k, v in with_trust.items() if k in plain} == plain
     assert len(with_trust) - len(plain) == 2 * 42

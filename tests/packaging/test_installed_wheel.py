@@ -120,19 +120,21 @@ def test_an_empty_directory_grades_the_shipped_corpus_and_says_so(installed: tup
     empty = project.parent / "empty"
     empty.mkdir()
     ledger = json.loads((REPO / "fixtures" / "_ledger.json").read_text())
+    total = ledger["generated_fixtures"] + len(ledger["hand_authored_fixtures"])
+    gated = total - ledger["holdout"]  # a run without --include-holdout replays the rest
     run = _sh(bench, "run", "--out", "result.json", cwd=empty, env=_env())
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout.startswith("# BrainBench scoreboard")
     first = run.stderr.splitlines()[0]
     assert first == (f"no fixtures/ or gold/ in {empty}: grading the corpus shipped with brainbench 0.1.0 "
-                     f"(142 fixtures, fixtures_hash {ledger['fixtures_hash'][:12]}…); `brainbench corpus init DIR` "
+                     f"({total} fixtures, fixtures_hash {ledger['fixtures_hash'][:12]}…); `brainbench corpus init DIR` "
                      "copies it, with its baseline, into a project of your own")
     doc = json.loads((empty / "result.json").read_text())
     assert doc["receipt"]["fixtures_hash"] == ledger["fixtures_hash"] and doc["seed_failures"] == []
     # The closing line: verdict, where the result went, how long it took.
     last = run.stderr.strip().splitlines()[-1]
     assert re.fullmatch(r"brainbench: clean, not gated \(no --compare\), exit 0 · result result\.json · "
-                        r"[0-9.]+ s · replayed 122/122 fixtures, [0-9,]+ hook calls", last), last
+                        rf"[0-9.]+ s · replayed {gated}/{gated} fixtures, [0-9,]+ hook calls", last), last
     # ... and `corpus init` makes it a project of the user's own, gated by the shipped baseline.
     init = _sh(bench, "corpus", "init", "mine", cwd=empty, env=_env())
     assert init.returncode == 0, init.stderr
