@@ -26,8 +26,10 @@ jsonschema = pytest.importorskip("jsonschema")
 
 REPO = Path(__file__).resolve().parents[2]
 GBRAIN_RESULT_SCHEMA = REPO / "tests" / "data" / "reference" / "schema" / "result.schema.json"
+# Our committed corpus carries the memory-trust suites: its runner reads gbrain 0.60's schema.
+GBRAIN_060_RESULT_SCHEMA = REPO / "tests" / "data" / "reference-trust" / "schema-v0.60" / "result.schema.json"
 BENCH = [sys.executable, "-m", "brainbench.cli"]
-SUITES = {"know-to-ask", "push", "write-back", "continuity"}
+SUITES = {"know-to-ask", "push", "write-back", "continuity", "trust", "state-resolution", "poisoning", "deletion"}
 
 
 def _stripped_env() -> dict[str, str]:
@@ -37,11 +39,12 @@ def _stripped_env() -> dict[str, str]:
     return {k: v for k, v in env.items() if not k.startswith("BRAINBENCH_")}
 
 
-def _cat34_checks(out: Path, started: float, proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+def _cat34_checks(out: Path, started: float, proc: subprocess.CompletedProcess[str],
+                  schema: Path = GBRAIN_RESULT_SCHEMA) -> dict[str, Any]:
     assert out.exists(), f"no fresh result artifact (exit {proc.returncode}): {proc.stderr[-2000:]}"
     assert out.stat().st_mtime >= started - 2, "result artifact predates this run"
     doc = json.loads(out.read_text())
-    jsonschema.validate(doc, json.loads(GBRAIN_RESULT_SCHEMA.read_text()))
+    jsonschema.validate(doc, json.loads(schema.read_text()))
     assert doc["receipt"]["result_schema_version"] == 1
     assert isinstance(doc["cells"], list) and doc["cells"]
     assert isinstance(doc["seed_failures"], list)
@@ -58,7 +61,7 @@ def test_cat34_invocation_from_our_checkout(tmp_path: Path) -> None:
                            "--out", str(out)], cwd=REPO, env=_stripped_env(), capture_output=True, text=True,
                           timeout=900, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    doc = _cat34_checks(out, started, proc)
+    doc = _cat34_checks(out, started, proc, GBRAIN_060_RESULT_SCHEMA)
     assert {c["suite"] for c in doc["cells"]} == SUITES
     assert doc["seed_failures"] == []
     assert doc["receipt"]["include_holdout"] is False

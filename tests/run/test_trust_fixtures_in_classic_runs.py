@@ -41,7 +41,8 @@ def test_a_corpus_with_trust_fixtures_grades_exactly_as_without(reference: Path,
         for path in (TRUST / kind).iterdir():
             shutil.copy(path, target)
     results = {}
-    for name, fx, gd, extra in (("plain", plain_fx, plain_gd, []), ("mixed", mixed_fx, mixed_gd, []),
+    classic = ["--suite", "know-to-ask,push,write-back,continuity"]
+    for name, fx, gd, extra in (("plain", plain_fx, plain_gd, classic), ("mixed", mixed_fx, mixed_gd, classic),
                                 ("all", mixed_fx, mixed_gd, ["--suite", "all"])):
         out = tmp_path / f"{name}.json"
         proc = _bench("--fixtures", fx, "--gold", gd, "--project", tmp_path, "--harness", "openclaw", "--jobs", "1",
