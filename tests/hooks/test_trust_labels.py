@@ -227,13 +227,24 @@ def test_suppress_withholds_a_flagged_page_counts_it_and_frees_its_place(brain: 
     assert not err
 
 
-def test_filter_policy_hides_external_pages_and_quarantine_hides_a_page(brain: Brain) -> None:
+def test_filter_policy_hides_external_pages_and_a_quarantined_page_is_pointed_to_as_data(brain: Brain) -> None:
     page(brain.conn, "Ada Quorn", tier="external_untrusted", origin={"channel": "connector:github"})
-    page(brain.conn, "Bo Lindqvist", extra="quarantine: {receipt: wgr1}\n")
+    # Quarantine hides a page's chunks and projections, not the page: gbrain 0.60's resolver points
+    # to it like any external page, its synopsis wrapped as data (and the codex index lists it).
+    page(brain.conn, "Bo Lindqvist", tier="external_untrusted", origin={"channel": "mcp:put_page"},
+         extra="quarantine: {receipt: wgr1}\n")
     page(brain.conn, "Cy Marrow")
     prompt = "Ada Quorn, Bo Lindqvist and Cy Marrow."
     text, _ = call(brain, "openclaw", prompt)
-    assert "people/bo-lindqvist" not in text and "people/ada-quorn" in text
+    assert text == INTRO + "\n".join([
+        pointer("Ada Quorn", '<external-data trust="external_untrusted" origin="connector:github">Ada Quorn runs the '
+                             "Example desk.</external-data>"),
+        pointer("Bo Lindqvist", '<external-data trust="external_untrusted" origin="mcp:put_page">Bo Lindqvist runs '
+                                "the Example desk.</external-data>"),
+        pointer("Cy Marrow", "[unverified origin · legacy] Cy Marrow runs the Example desk.")])
+    index, _ = call(brain, "codex", "", event="SessionStart", source="startup")
+    assert index == "## Brain index\n" + "\n".join(f"- {n} → `people/{n.lower().replace(' ', '-')}`"
+                                                    for n in ("Ada Quorn", "Bo Lindqvist", "Cy Marrow"))
     setting(brain.conn, "trust.read_policy", "filter")
     text, _ = call(brain, "openclaw", prompt)
     assert text == INTRO + pointer("Cy Marrow", "[unverified origin · legacy] Cy Marrow runs the Example desk.")

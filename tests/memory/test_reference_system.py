@@ -62,7 +62,29 @@ def test_each_channel_stamps_its_tier(memory: Make) -> None:
     assert issue.slug == "gh/acme-example/test/1" and issue.source == "bb-test-gh"  # type: ignore[union-attr]
     # The label tells what a user said apart from what an agent wrote.
     items = ops.call(m.Recall(query="Ada likes tea")).items  # type: ignore[union-attr]
-    assert items[0].label == "[you told your agent this (not yet confirmed) · mcp:user_said]"
+    assert items[0].label == "[you told your agent this (not yet confirmed) · mcp:remember:user_said]"
+    # Origins name the channel as gbrain 0.60 does: the verb under its transport, the owner's sync
+    # import, the connector's import.
+    origins = {slug: ops.call(m.GetPage(slug=slug, source=source)).items[0].origin  # type: ignore[union-attr]
+               for slug, source in (("people/ada-quillmere", None), ("notes/a", None), ("notes/b", None),
+                                    ("gh/acme-example/test/1", "bb-test-gh"))}
+    assert origins == {"people/ada-quillmere": "managed_sync_import", "notes/a": "mcp:put_page",
+                       "notes/b": "cli:put_page", "gh/acme-example/test/1": "connector:connector_v2_import"}
+
+
+def test_a_connector_feed_is_a_repository_of_issue_pages(memory: Make) -> None:
+    ops = memory(connector=True)
+    ops.call(m.ConnectorIngest(title="Ada mail", body="Ada shared the numbers."))
+    ops.call(m.ConnectorIngest(title="Digest", body=""))
+    issue = ops.call(m.GetPage(slug="gh/acme-example/test/1", source="bb-test-gh")).items[0]  # type: ignore[union-attr]
+    # The first prose line (a pointer's synopsis) links the item; the description follows.
+    assert (issue.title, issue.text) == ("Ada mail", "# Ada mail\n\n[Issue #1](https://github.com/acme-example/test/"
+                                                     "issues/1) · open\n\n## Description\n\nAda shared the numbers.")
+    empty = ops.call(m.GetPage(slug="gh/acme-example/test/2", source="bb-test-gh")).items[0]  # type: ignore[union-attr]
+    assert empty.text.endswith("## Description\n\n_no description_")
+    # One repository card, from the first item on, titled after the feed.
+    card = ops.call(m.GetPage(slug="gh/acme-example/test/index", source="bb-test-gh")).items  # type: ignore[union-attr]
+    assert [(c.title, c.trust_tier) for c in card] == [("acme-example/test", "external_untrusted")]
 
 
 def test_declarations_only_lower(memory: Make) -> None:
@@ -151,8 +173,8 @@ def test_agent_writes_are_flagged_never_quarantined_and_benign_ones_pass(memory:
     assert bad.ok and bad.gate.verdict == "flag" and bad.gate.receipt_ref.startswith("wgr")  # type: ignore[union-attr]
     assert good.ok and good.gate is None  # type: ignore[union-attr]
     recalled = {i.text: i for i in ops.call(m.Recall(entity="people/ada-quillmere")).items}  # type: ignore[union-attr]
-    assert recalled[POISON].unconfirmed and recalled[POISON].label == "[unconfirmed, agent-written · mcp]"
-    assert not recalled[BENIGN].unconfirmed and recalled[BENIGN].label == "[written by an agent · mcp]"
+    assert recalled[POISON].unconfirmed and recalled[POISON].label == "[unconfirmed, agent-written · mcp:remember]"
+    assert not recalled[BENIGN].unconfirmed and recalled[BENIGN].label == "[written by an agent · mcp:remember]"
 
 
 def test_owner_tiers_are_never_gated(memory: Make) -> None:

@@ -4,8 +4,9 @@ It spawns ``<cli> eval brainbench --harness all --suite all --json --out FILE`` 
 benchmark's checkout with provider keys stripped, refuses a missing or stale ``--out``
 (mtime older than the run), validates the document (gbrain's ``result.schema.json``,
 ``result_schema_version == 1``, ``cells[]``, ``seed_failures[]``) and fails on any non-zero
-exit.  The first test does exactly that against this checkout; the rest pin that every
-result we write — ``--compare`` included — still validates against gbrain's schema.
+exit.  The first test does exactly that against this checkout (whose corpus holds all eight
+suites, so ``--suite all`` returns eight); the rest pin that every result we write — ``--compare``
+included — validates against gbrain 0.60's schema, and a 4-suite result still against v0.46's.
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ import pytest
 jsonschema = pytest.importorskip("jsonschema")
 
 REPO = Path(__file__).resolve().parents[2]
-GBRAIN_RESULT_SCHEMA = REPO / "tests" / "data" / "reference" / "schema" / "result.schema.json"
-# Our committed corpus carries the memory-trust suites: its runner reads gbrain 0.60's schema.
-GBRAIN_060_RESULT_SCHEMA = REPO / "tests" / "data" / "reference-trust" / "schema-v0.60" / "result.schema.json"
+GBRAIN_RESULT_SCHEMA = REPO / "tests" / "data" / "reference-trust" / "schema-v0.60" / "result.schema.json"
+GBRAIN_046_RESULT_SCHEMA = REPO / "tests" / "data" / "reference" / "schema" / "result.schema.json"
 BENCH = [sys.executable, "-m", "brainbench.cli"]
-SUITES = {"know-to-ask", "push", "write-back", "continuity", "trust", "state-resolution", "poisoning", "deletion"}
+CLASSIC = {"know-to-ask", "push", "write-back", "continuity"}
+SUITES = CLASSIC | {"trust", "state-resolution", "poisoning", "deletion"}
 
 
 def _stripped_env() -> dict[str, str]:
@@ -39,12 +40,13 @@ def _stripped_env() -> dict[str, str]:
     return {k: v for k, v in env.items() if not k.startswith("BRAINBENCH_")}
 
 
-def _cat34_checks(out: Path, started: float, proc: subprocess.CompletedProcess[str],
-                  schema: Path = GBRAIN_RESULT_SCHEMA) -> dict[str, Any]:
+def _cat34_checks(out: Path, started: float, proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
     assert out.exists(), f"no fresh result artifact (exit {proc.returncode}): {proc.stderr[-2000:]}"
     assert out.stat().st_mtime >= started - 2, "result artifact predates this run"
     doc = json.loads(out.read_text())
-    jsonschema.validate(doc, json.loads(schema.read_text()))
+    jsonschema.validate(doc, json.loads(GBRAIN_RESULT_SCHEMA.read_text()))
+    if {c["suite"] for c in doc["cells"]} <= CLASSIC and {r["suite"] for r in doc["turn_rows"]} <= CLASSIC:
+        jsonschema.validate(doc, json.loads(GBRAIN_046_RESULT_SCHEMA.read_text()))
     assert doc["receipt"]["result_schema_version"] == 1
     assert isinstance(doc["cells"], list) and doc["cells"]
     assert isinstance(doc["seed_failures"], list)
@@ -61,7 +63,7 @@ def test_cat34_invocation_from_our_checkout(tmp_path: Path) -> None:
                            "--out", str(out)], cwd=REPO, env=_stripped_env(), capture_output=True, text=True,
                           timeout=900, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    doc = _cat34_checks(out, started, proc, GBRAIN_060_RESULT_SCHEMA)
+    doc = _cat34_checks(out, started, proc)
     assert {c["suite"] for c in doc["cells"]} == SUITES
     assert doc["seed_failures"] == []
     assert doc["receipt"]["include_holdout"] is False

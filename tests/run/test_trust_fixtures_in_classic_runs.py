@@ -1,5 +1,6 @@
 """Memory-trust fixtures never change the classic suites' grades: a corpus holding them grades the
-classic suites exactly as the same corpus without them, whether or not the trust suites are asked for."""
+classic suites exactly as the same corpus without them, whether only the classic suites are asked for
+or all eight (a run's default)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from reference_corpus import copy_reference_corpus  # type: ignore[import-not-fo
 
 TRUST = Path(__file__).resolve().parents[1] / "data" / "reference-trust" / "corpus-trust"
 CLASSIC = ("kta-001-deal-recall", "ms-002-nondefault-active")
+CLASSIC_SUITES = ["--suite", "know-to-ask,push,write-back,continuity"]
 
 
 def _bench(*args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -41,9 +43,8 @@ def test_a_corpus_with_trust_fixtures_grades_exactly_as_without(reference: Path,
         for path in (TRUST / kind).iterdir():
             shutil.copy(path, target)
     results = {}
-    classic = ["--suite", "know-to-ask,push,write-back,continuity"]
-    for name, fx, gd, extra in (("plain", plain_fx, plain_gd, classic), ("mixed", mixed_fx, mixed_gd, classic),
-                                ("all", mixed_fx, mixed_gd, ["--suite", "all"])):
+    for name, fx, gd, extra in (("plain", plain_fx, plain_gd, []), ("mixed", mixed_fx, mixed_gd, CLASSIC_SUITES),
+                                ("all", mixed_fx, mixed_gd, [])):
         out = tmp_path / f"{name}.json"
         proc = _bench("--fixtures", fx, "--gold", gd, "--project", tmp_path, "--harness", "openclaw", "--jobs", "1",
                       "--quiet", "--out", out, *extra)
@@ -52,7 +53,7 @@ def test_a_corpus_with_trust_fixtures_grades_exactly_as_without(reference: Path,
     assert results["mixed"] == results["plain"]
     assert {c["suite"] for c in results["mixed"]["cells"]} == {"know-to-ask", "push"}
     assert all(not f.startswith("gen-") for c in results["mixed"]["cells"] for f in c["fixtures"])
-    # --suite all adds the four trust cells (and poisoning's replay rows); the classic ones stay as they were.
+    # All eight (the default) adds the four trust cells (and poisoning's replay rows); the classic ones stay.
     every = results["all"]
     assert [c["suite"] for c in every["cells"]] == ["know-to-ask", "push", "trust", "state-resolution", "poisoning",
                                                     "deletion"]

@@ -9,8 +9,8 @@ and the brain's trust settings (migrations 002, 003); the seams only read them, 
   "unconfirmed, agent-written" label; ``suppress`` withholds it and only counts it.
 * A row is *flagged* when its tier is at most agent_written and a write-gate receipt
   with verdict ``flag`` names it with an activation family.
-* A quarantined page (a ``quarantine`` key in its frontmatter) and the facts projected
-  from it are never injected.
+* A quarantined page (a ``quarantine`` key in its frontmatter) keeps its pointer (it is
+  external text: wrapped as data), but the facts projected from it are never injected.
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ class RowTrust:
     tier: str
     write_origin: Any
     flagged: bool
-    quarantined: bool = False
 
 
 def _flagged_sql(table: str, alias: str) -> str:
@@ -63,16 +62,15 @@ def read_policy(conn: psycopg.Connection) -> ReadPolicy:
 
 
 def page_trust(conn: psycopg.Connection, source_id: str, slugs: Sequence[str]) -> dict[str, RowTrust]:
-    """Tier, origin, flag and quarantine of the live pages ``slugs`` of ``source_id``."""
+    """Tier, origin and flag of the live pages ``slugs`` of ``source_id``."""
     if not slugs:
         return {}
     rows = conn.execute(
-        "SELECT p.slug, p.trust_tier, p.write_origin, " + _flagged_sql("pages", "p") + ","
-        " COALESCE(p.frontmatter::jsonb ? 'quarantine', false)"
+        "SELECT p.slug, p.trust_tier, p.write_origin, " + _flagged_sql("pages", "p") +
         " FROM pages p WHERE p.source_id = %(source)s AND p.deleted_at IS NULL AND p.slug = ANY(%(slugs)s)",
         {"source": source_id, "slugs": list(slugs), "families": list(ACTIVATION_FAMILIES)},
     ).fetchall()
-    return {r[0]: RowTrust(r[1], r[2], bool(r[3]), bool(r[4])) for r in rows}
+    return {r[0]: RowTrust(r[1], r[2], bool(r[3])) for r in rows}
 
 
 @dataclass(frozen=True)

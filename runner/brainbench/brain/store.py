@@ -213,15 +213,11 @@ def pages_by_slug(conn: psycopg.Connection, source_id: str, slugs: Sequence[str]
     return {r[0]: _page(r) for r in rows}
 
 
-def index_rows(conn: psycopg.Connection, source_id: str, limit: int = 50, *, hide_quarantined: bool = False,
+def index_rows(conn: psycopg.Connection, source_id: str, limit: int = 50, *,
                hide_external: bool = False) -> list[tuple[str, str]]:
     # gbrain's PGLite database collates "C" (byte order); a host locale would sort differently
     # and, beyond ``limit`` pages, keep different ones.
-    hidden = ""
-    if hide_quarantined:
-        hidden += " AND NOT COALESCE(frontmatter::jsonb ? 'quarantine', false)"
-    if hide_external:
-        hidden += " AND trust_tier <> 'external_untrusted'"
+    hidden = " AND trust_tier <> 'external_untrusted'" if hide_external else ""
     return [
         (r[0], r[1])
         for r in conn.execute(

@@ -4,7 +4,8 @@ pointer fragment per prompt.
 There is no shipped gbrain Codex path; this is the harness-shaped contract of
 spec §4.2.  Prior context is read from the Codex rollout at ``transcript_path``.
 gbrain 0.60 labels the fragment's pointer (trust spec §5.4) and leaves the index as it
-was, less the pages no proactive surface may show (quarantined; external under ``filter``).
+was: every live page of the source, quarantined ones too (a title and a slug, nothing of
+their text), less external pages under ``trust.read_policy = filter``.
 """
 
 from __future__ import annotations
@@ -30,8 +31,7 @@ def brain_index(env: Mapping[str, str]) -> str:
     def rows_of(conn, source):  # type: ignore[no-untyped-def]
         if not hidden:
             return store.index_rows(conn, source, INDEX_LIMIT)
-        return store.index_rows(conn, source, INDEX_LIMIT, hide_quarantined=True,
-                                hide_external=read_policy(conn).hide_external)
+        return store.index_rows(conn, source, INDEX_LIMIT, hide_external=read_policy(conn).hide_external)
 
     rows = with_brain(env, rows_of)
     if not rows:

@@ -30,10 +30,14 @@ class TrustGate:
         return cls(eligibility.read_policy(conn))
 
     def admit(self, conn: psycopg.Connection, source_id: str, slugs: Sequence[str]) -> dict[str, Trust]:
-        """The labels of the pages among ``slugs`` a proactive surface may inject."""
+        """The labels of the pages among ``slugs`` a proactive surface may inject.
+
+        A quarantined page still gets a pointer, as gbrain 0.60's resolver gives it one: it is
+        external text, so its synopsis arrives wrapped as data; what quarantine hides is the
+        page's chunks and projections (facts), which no pointer carries."""
         out: dict[str, Trust] = {}
         for slug, row in eligibility.page_trust(conn, source_id, list(dict.fromkeys(slugs))).items():
-            if row.quarantined or (self.policy.hide_external and stored_tier(row.tier) == "external_untrusted"):
+            if self.policy.hide_external and stored_tier(row.tier) == "external_untrusted":
                 continue
             if row.flagged and self.policy.suppress_flagged:
                 self.withheld.add(slug)

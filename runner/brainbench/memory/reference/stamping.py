@@ -85,8 +85,23 @@ def write_tier(channel: str, content_origin: str | None = None, front: Mapping[s
     return lowest(*tiers)
 
 
-def write_origin(channel: str, actor: str, content_origin: str | None = None) -> dict[str, Any]:
-    origin: dict[str, Any] = {"channel": channel, "actor": actor}
+# What an origin records of the channel, in gbrain 0.60's vocabulary, so that a label reads the
+# same (and weighs the same in injected tokens) in both systems: an agent's verb under its
+# transport (``mcp:remember``, ``cli:put_page``), the owner's sync import, a connector's import.
+_ORIGIN_CHANNEL = {"owner_sync": "managed_sync_import", "connector": "connector:connector_v2_import"}
+
+
+def origin_channel(channel: str, op: str | None = None) -> str:
+    if channel in _ORIGIN_CHANNEL:
+        return _ORIGIN_CHANNEL[channel]
+    if not op:
+        raise ValueError(f"an agent write through {channel!r} names its verb")
+    return f"{channel}:{op}"
+
+
+def write_origin(channel: str, actor: str, content_origin: str | None = None, *,
+                 op: str | None = None) -> dict[str, Any]:
+    origin: dict[str, Any] = {"channel": origin_channel(channel, op), "actor": actor}
     if content_origin is not None:
         origin["content_origin"] = content_origin
     return origin

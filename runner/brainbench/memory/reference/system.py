@@ -18,7 +18,7 @@ import psycopg
 from brainbench.brain.markdown import PageParseError
 from brainbench.corpus.slugs import SlugError, validate_slug
 from brainbench.memory.operations import InfrastructureError, MemoryOperations, code_from_message
-from brainbench.memory.reference import facts, mutations, owner_store, pages, purge, reads
+from brainbench.memory.reference import connector, facts, mutations, owner_store, pages, purge, reads
 from brainbench.memory.reference.context import DEFAULTS, PROTECTIONS, Namespace, Store
 from brainbench.memory.reference.gate import verdict_of
 from brainbench.memory.reference.stamping import FACT_KINDS, InvalidParams, write_origin, write_tier, writer
@@ -139,7 +139,7 @@ class ReferenceMemory(MemoryOperations):
         page = pages.parse(slug, req.content)
         tier = self._agent_tier(channel, req.content_origin, page.frontmatter)
         written = pages.write_page(self.store, self.store.ns.source, page, tier=tier,
-                                   origin=write_origin(channel, req.actor, req.content_origin), op=req.op,
+                                   origin=write_origin(channel, req.actor, req.content_origin, op=req.op), op=req.op,
                                    actor=req.actor, request=req.model_dump(mode="json"))
         return self._page_outcome(req.op, written)
 
@@ -156,12 +156,16 @@ class ReferenceMemory(MemoryOperations):
         if ns.connector is None:
             return m.refusal("connector_ingest", "invalid_params", "this namespace has no connector")  # type: ignore[no-any-return]
         ns.connector_items += 1
-        slug = validate_slug(f"gh/{ns.connector_feed}/{ns.connector_items}")
-        markdown = f"---\ntitle: {json.dumps(req.title, ensure_ascii=False)}\ntype: issue\n---\n\n{req.body}\n"
-        page = pages.parse(slug, markdown)
-        written = pages.write_page(self.store, ns.connector, page, tier=write_tier("connector"),
-                                   origin={"channel": "connector", "actor": "connector", "feed": ns.connector_feed},
+        feed = ns.connector_feed or ""  # set whenever the namespace has a connector
+        origin = {**write_origin("connector", "connector"), "feed": feed}
+        slug = validate_slug(connector.issue_slug(feed, ns.connector_items))
+        page = pages.parse(slug, connector.issue_markdown(feed, ns.connector_items, req.title, req.body))
+        written = pages.write_page(self.store, ns.connector, page, tier=write_tier("connector"), origin=origin,
                                    op="connector_ingest", actor="connector", request=req.model_dump(mode="json"))
+        if ns.connector_items == 1:  # the feed's card arrives with its first item
+            card = pages.parse(validate_slug(connector.card_slug(feed)), connector.card_markdown(feed))
+            pages.write_page(self.store, ns.connector, card, tier=write_tier("connector"), origin=origin,
+                             op="connector_ingest", actor="connector", request={"card": feed})
         return self._page_outcome("connector_ingest", written)
 
     def _remember(self, req: m.Remember) -> m.Written:
@@ -179,9 +183,9 @@ class ReferenceMemory(MemoryOperations):
             replaces = facts.load(self.store, req.replaces)
             if replaces is None:
                 return m.refusal("remember", "not_found", f"fact {req.replaces} is not in this namespace")  # type: ignore[no-any-return]
-        done = facts.remember(self.store, fact=req.fact, entity=req.entity, kind=kind, tier=tier,
-                              origin=write_origin(channel, req.actor, req.content_origin), replaces=replaces,
-                              actor=req.actor, request=req.model_dump(mode="json"))
+        origin = write_origin(channel, req.actor, req.content_origin, op="remember")
+        done = facts.remember(self.store, fact=req.fact, entity=req.entity, kind=kind, tier=tier, origin=origin,
+                              replaces=replaces, actor=req.actor, request=req.model_dump(mode="json"))
         gate = verdict_of(done.decision, done.receipt_ref, "hold" if done.status == "held" else None)
         if done.status == "held":
             return m.refusal("remember", "write_held", "the write gate held this fact for review", gate=gate)  # type: ignore[no-any-return]
@@ -196,7 +200,7 @@ class ReferenceMemory(MemoryOperations):
             return m.refusal("forget", "not_found", f"fact {req.fact_id} is not in this namespace")  # type: ignore[no-any-return]
         channel = "mcp" if req.actor == "remote_agent" else "cli"
         expired, status = facts.forget(self.store, target, tier=self._agent_tier(channel, None),
-                                       origin=write_origin(channel, req.actor), actor=req.actor,
+                                       origin=write_origin(channel, req.actor, op="forget"), actor=req.actor,
                                        request=req.model_dump(mode="json"))
         if not expired:
             return m.refusal("forget", "forget_requires_owner",  # type: ignore[no-any-return]
