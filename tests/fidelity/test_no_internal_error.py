@@ -122,7 +122,7 @@ def _fixture(pages: list[str], turns: list[str]) -> Fixture:
 def test_seeding_resolving_and_write_back_on_a_real_brain(brain: tuple[psycopg.Connection, str],
                                                           pages: list[str], turns: list[str]) -> None:
     conn, _ = brain
-    conn.execute("TRUNCATE pages, page_aliases, facts")
+    conn.execute("TRUNCATE pages, page_aliases, facts CASCADE")  # and the memory tables that point at them
     fixture = _fixture(pages, turns)
     try:
         seed_fixture(conn, fixture)
