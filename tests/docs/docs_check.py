@@ -2,8 +2,8 @@
 
 Three checks over README.md and docs/*.md, each returning one line per problem (``file:line: what``):
 
-* paths: every repository path a doc names in code (``runner/…``, ``tests/…``, a bare ``test_x.py``) and every
-  relative link (with its ``#anchor``) exists;
+* paths: every repository path a doc names in code (``runner/…``, ``tests/…``, a bare ``test_x.py``), every test
+  it names (``test_x``) and every relative link (with its ``#anchor``) exists;
 * commands: every ``brainbench …`` command a doc shows resolves to a command of the CLI, and every ``--flag``
   after it is one of that command's options; a ``--flag`` shown alone is an option of some command (or of one
   of our scripts, whose source names it);
@@ -149,8 +149,17 @@ def anchors(doc: Path) -> set[str]:
     return out
 
 
+def _test_names(root: Path) -> set[str]:
+    names: set[str] = set()
+    for path in (root / "tests").rglob("*.py"):
+        names.update(re.findall(r"^\s*(?:async )?def (test_\w+)", path.read_text(encoding="utf-8"), re.M))
+    return names
+
+
 def path_problems(root: Path, docs: Iterable[Path]) -> list[str]:
+    """Dead paths and links, and tests named (``test_x``) that the suite no longer has."""
     paths = repo_paths(root)
+    tests = _test_names(root)
     problems: list[str] = []
     for doc in docs:
         for line in read_lines(root, doc):
@@ -158,6 +167,8 @@ def path_problems(root: Path, docs: Iterable[Path]) -> list[str]:
                 if _is_repo_path(word) or _package_path(word) or _bare_source(word):
                     if not _exists(root, word, paths):
                         problems.append(f"{line.path}:{line.number}: no such path in the repository: {word}")
+                elif re.fullmatch(r"test_[a-z0-9_]+", word) and word not in tests:
+                    problems.append(f"{line.path}:{line.number}: no such test in tests/: {word}")
             if line.code:
                 continue
             for m in LINK.finditer(line.text):

@@ -49,6 +49,8 @@ def _project(tmp_path: Path, text: str) -> tuple[Path, list[Path]]:
     (tmp_path / "runner" / "brainbench" / "executors" / "base.py").write_text("")
     (tmp_path / "docs" / "OTHER.md").write_text("# Other\n\n## A section\n")
     (tmp_path / "README.md").write_text("# Readme\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text("def test_present() -> None:\n    pass\n")
     doc = tmp_path / "docs" / "NEW.md"
     doc.write_text(text)
     return tmp_path, docs_check.doc_files(tmp_path)
@@ -59,6 +61,7 @@ def test_a_dead_path_or_link_fails(tmp_path: Path) -> None:
         "Good: `runner/brainbench/executors/base.py`, `executors/base.py`, `base.py`, [x](OTHER.md#a-section).",
         "Dead: `runner/brainbench/executors/gone.py` and `tests/hooks/test_moved.py`.",
         "Dead link [y](MISSING.md), dead anchor [z](OTHER.md#no-such-section).",
+        "A test that is gone: `test_renamed_long_ago`; one that is there: `test_present`.",
         "Not paths: `PROJECT/baselines/main.json`, `out/result.json`, `harness_images/<seam>/Dockerfile`.",
     ]))
     problems = docs_check.path_problems(root, docs)
@@ -67,6 +70,7 @@ def test_a_dead_path_or_link_fails(tmp_path: Path) -> None:
         "no such path in the repository: tests/hooks/test_moved.py",
         "link to a missing file: MISSING.md",
         "link to a missing heading: OTHER.md#no-such-section",
+        "no such test in tests/: test_renamed_long_ago",
     ]
     assert all(p.startswith("docs/NEW.md:") for p in problems)
 
