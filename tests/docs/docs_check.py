@@ -90,13 +90,16 @@ def _code_tokens(line: Line) -> Iterator[str]:
 # --- paths and links ---------------------------------------------------------------------------------------
 
 def repo_paths(root: Path) -> set[str]:
-    """Every file and folder of the checkout, relative (what a reader could open)."""
-    skip = {".git", ".venv", "__pycache__", "node_modules", ".brainbench", "dist", "build", ".pytest_cache"}
+    """Every file and folder of the checkout, relative (what a reader could open); caches and build output pruned."""
+    import os
+
+    skip = {".git", ".venv", "__pycache__", "node_modules", ".brainbench", "dist", "build", ".pytest_cache", ".images",
+            ".ruff_cache", ".hypothesis", ".ci-artefacts"}
     out: set[str] = set()
-    for path in root.rglob("*"):
-        rel = path.relative_to(root)
-        if not skip.intersection(rel.parts):
-            out.add(rel.as_posix())
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in skip]
+        rel = Path(folder).relative_to(root)
+        out.update((rel / name).as_posix() for name in (*dirs, *files))
     return out
 
 
