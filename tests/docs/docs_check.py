@@ -174,7 +174,8 @@ def path_problems(root: Path, docs: Iterable[Path]) -> list[str]:
                     problems.append(f"{line.path}:{line.number}: no such test in tests/: {word}")
             if line.code:
                 continue
-            for m in LINK.finditer(line.text):
+            # A link inside inline code is an example of text, not a link (`[Issue #n](…)`).
+            for m in LINK.finditer(CODE_SPAN.sub("", line.text)):
                 target = m.group(1) or m.group(2)
                 if re.match(r"[a-z]+:", target):
                     continue

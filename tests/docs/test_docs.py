@@ -63,6 +63,7 @@ def test_a_dead_path_or_link_fails(tmp_path: Path) -> None:
         "Dead link [y](MISSING.md), dead anchor [z](OTHER.md#no-such-section).",
         "A test that is gone: `test_renamed_long_ago`; one that is there: `test_present`.",
         "Not paths: `PROJECT/baselines/main.json`, `out/result.json`, `harness_images/<seam>/Dockerfile`.",
+        "Not a link: `[Issue #n](…)` in code.",
     ]))
     problems = docs_check.path_problems(root, docs)
     assert [p.split(": ", 1)[1] for p in problems] == [
@@ -121,11 +122,15 @@ def test_the_scoreboard_shown_in_scoreboard_md_is_the_committed_baselines() -> N
 
     baseline = json.loads((REPO / "baselines" / "main.json").read_text())
     text = (REPO / "docs" / "SCOREBOARD.md").read_text()
-    rows = re.findall(r"^\| ([a-z-]+) \| (?:production|contract) \| ([a-z-]+) \| (\d+)/(\d+) \|", text, re.M)
+    rows = re.findall(r"^\| ([a-z-]+) \| (?:production|contract) \| ([a-z-]+) \| (\d+)/(\d+) \|(.*)\|$", text, re.M)
     assert len(rows) >= 8
-    for harness, suite, failed, total in rows:
-        counts = baseline["counts"][f"{harness}/{suite}"]
-        assert (int(failed), int(total)) == (counts["gold_failed"], counts["gold_total"]), (harness, suite)
+    for harness, suite, failed, total, rest in rows:
+        key = f"{harness}/{suite}"
+        counts = baseline["counts"][key]
+        assert (int(failed), int(total)) == (counts["gold_failed"], counts["gold_total"]), key
+        last = rest.rsplit("|", 1)[-1].strip()  # the rows that show it end with avg_injected_tokens
+        if re.fullmatch(r"\d+(\.\d+)?", last):
+            assert float(last) == baseline["cells"][key]["avg_injected_tokens"], key
     failing = sorted(key for key, c in baseline["counts"].items() if c["gold_failed"])
     # docs/SCOREBOARD.md ("Why our committed baseline fails") and the README's quick start name this one cell.
     assert failing == ["codex/push"], failing
