@@ -1,4 +1,4 @@
-"""The numbers tables of README.md and docs/CONTAINERS.md, rendered from benchmarks/results.json.
+"""The numbers tables of README.md and docs/{TESTING,CONTAINERS,REPORT,SCALING}.md, rendered from benchmarks/results.json.
 
 The benchmark scripts write results.json; this module turns it into the tables
 between the ``<!-- BEGIN GENERATED … -->`` / ``<!-- END GENERATED … -->`` markers.
@@ -16,6 +16,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results.json"
 README = REPO / "README.md"
+TESTING = REPO / "docs" / "TESTING.md"
 CONTAINERS = REPO / "docs" / "CONTAINERS.md"
 REPORT = REPO / "docs" / "REPORT.md"
 SCALING = REPO / "docs" / "SCALING.md"
@@ -38,7 +39,8 @@ COLD_ROWS: tuple[tuple[str, str], ...] = (
     ("in-process", "contract adapter cold start, in-process (`BRAINBENCH_HOOK_SERVE=0`)"),
 )
 SEAM_ORDER = ("openclaw", "claude-code", "codex")
-BLOCKS = {README: ("readme-suite", "readme-benchmarks"), CONTAINERS: ("containers-numbers",),
+# "readme-suite" keeps its name: the suite's numbers moved from the README to docs/TESTING.md.
+BLOCKS = {README: ("readme-benchmarks",), TESTING: ("readme-suite",), CONTAINERS: ("containers-numbers",),
           REPORT: ("report-trace-overhead",), SCALING: ("scaling-numbers",)}
 
 

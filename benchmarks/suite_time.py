@@ -4,7 +4,7 @@
 
 Runs ``bash scripts/test -q`` (what ``.ci/run`` ends with) and records each pass's wall time,
 as the script itself reports it (``BRAINBENCH_TEST_TIMES``), and the tests each pass ran.
-``benchmarks/update_docs.py --only suite`` stores the result and rewrites the README's suite
+``benchmarks/update_docs.py --only suite`` stores the result and rewrites docs/TESTING.md's suite
 line from it, so that line is a measurement, not a number typed by hand.  Needs what CI
 needs for zero skips: a Docker engine (``scripts/start-dockerd``) and the offline images.
 """
@@ -66,7 +66,7 @@ def measure() -> dict[str, Any]:
 
 
 def line(row: dict[str, Any]) -> str:
-    """The README's sentence for a measurement."""
+    """docs/TESTING.md's sentence for a measurement."""
     tests = row["passed"] + row["failed"] + row["skipped"]
     outcome = f"{row['passed']:,} passed, {row['skipped']} skipped"
     if row["failed"] or row["errors"] or row["exit"] != 0:

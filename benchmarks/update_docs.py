@@ -1,4 +1,4 @@
-"""Re-run the benchmarks and rewrite the numbers tables in README.md and docs/{CONTAINERS,REPORT,SCALING}.md.
+"""Re-run the benchmarks and rewrite the numbers tables in README.md and docs/{TESTING,CONTAINERS,REPORT,SCALING}.md.
 
     .venv/bin/python benchmarks/update_docs.py                 # the product's numbers (≈ 5 min, quiet 2-core machine)
     .venv/bin/python benchmarks/update_docs.py --only suite,suite-profile   # the test suite's (≈ 25 min)
@@ -32,7 +32,7 @@ GATE_KEYS = {("local", "stream"): "gate/local/stream", ("local", "exec"): "gate/
 PARTS = ("gate", "scale", "cold", "stream", "exec", "trace", "scaling")
 # The test suite's own time and where its CPU goes: minutes each, so only when asked for.
 SUITE_PARTS = ("suite", "suite-profile")
-# Modules shown in the README's "where the suite's CPU goes" table.
+# Modules shown in docs/TESTING.md's "where the suite's CPU goes" table.
 PROFILE_TOP = 12
 
 

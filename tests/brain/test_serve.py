@@ -1,4 +1,4 @@
-"""``brainbench brain serve``: the README's "Hooks by hand" works literally against it."""
+"""``brainbench brain serve``: docs/RUNNING.md's "Hooks by hand" works literally against it."""
 
 from __future__ import annotations
 

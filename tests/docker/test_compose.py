@@ -1,4 +1,4 @@
-"""``scripts/compose run --rm brainbench`` as a newcomer runs it (the README's command), against the real engine.
+"""``scripts/compose run --rm brainbench`` as a newcomer runs it (docs/CONTAINERS.md), against the real engine.
 
 No base-image variables, no build flags: on an engine that reaches no registry (this one) the
 script builds what is missing or stale from the offline bases by itself, with its build output on
@@ -121,7 +121,7 @@ def test_compose_run_and_down(compose_env: dict[str, str]) -> None:
 
 def test_without_the_offline_bases_one_line_names_the_command_to_run_first(tmp_path: Path) -> None:
     """An engine that has never built anything (a fresh second engine) and reaches no registry:
-    the README's command stops before compose starts, in one line, with nothing on stdout."""
+    that command stops before compose starts, in one line, with nothing on stdout."""
     if shutil.which("docker") is None:
         pytest.skip("no docker CLI")
     from second_engine import second_engine  # type: ignore[import-not-found]

@@ -1,4 +1,4 @@
-"""Fault injection through the Docker executor: the README's "Failure semantics" table, in containers.
+"""Fault injection through the Docker executor: docs/FAULTS.md's "Failure semantics" table, in containers.
 
 The local half lives in ``tests/faults`` (see docs/FAULTS.md); this module runs the same misbehaving
 program, ``tests/faults/hooks/misbehave.py`` (unmodified), inside a hardened seam container.

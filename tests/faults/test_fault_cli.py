@@ -10,7 +10,7 @@ The run replays one copy of gbrain's ``kta-001`` fixture per fault case (fixture
 Both fault programs read the plan (``FAULT_PLAN``: fixture id → seam, behaviour, env)
 and misbehave only on the fixtures whose case targets their seam; elsewhere they
 answer with a canned context naming ``fault/canned``.  The tests then read the one
-result and check the README's "Failure semantics" table per case: the fault class of
+result and check docs/FAULTS.md's "Failure semantics" table per case: the fault class of
 every turn, the SEAM FAULTS block, exit 2, the real seam untouched.
 
 Timing: one deadline (``FAULT_TIMEOUT_S``) for both fault seams, generous enough that

@@ -1,4 +1,4 @@
-"""A seam program can be called by hand, exactly as the README shows."""
+"""A seam program can be called by hand, exactly as docs/RUNNING.md ("Hooks by hand") shows."""
 
 from __future__ import annotations
 

@@ -42,3 +42,21 @@ def test_cleanup_without_an_engine_is_an_error_not_a_traceback() -> None:
     assert proc.returncode == 2, proc.stderr
     assert "no docker engine reachable" in (proc.stdout + proc.stderr).lower()
     assert "Traceback" not in proc.stderr
+
+
+def test_cleanup_on_a_machine_without_docker_cleans_the_brain_side_and_exits_0(tmp_path: Path) -> None:
+    """No engine named and none on the local socket (this machine and CI: their engine is named by
+    DOCKER_HOST): the brain side is the whole job, and `--help` says what it removes."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DOCKER_HOST", "BRAINBENCH_DOCKER_HOST")}
+    env["BRAINBENCH_SCRATCH_DIR"] = str(tmp_path)  # only this test's scratch is looked at
+    proc = subprocess.run([sys.executable, "-m", "brainbench.cli", "cleanup"], capture_output=True, text=True,
+                          timeout=60, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    if not Path("/var/run/docker.sock").exists():
+        assert "no Docker engine on this machine" in proc.stdout
+        assert "containers and networks not looked for" in proc.stdout
+    assert "cleanup: " in proc.stdout and "Traceback" not in proc.stderr
+    help_text = subprocess.run([sys.executable, "-m", "brainbench.cli", "cleanup", "--help"], capture_output=True,
+                               text=True, timeout=60, env={**env, "COLUMNS": "200"}).stdout
+    assert "scratch, embedded servers, databases and roles, containers and networks" in help_text
+    assert "Without Docker only the brain side is cleaned" in help_text

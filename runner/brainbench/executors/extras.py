@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import importlib.util
 
-DOCKER_EXTRA = "pip install 'brainbench[docker]'"
+# No package index serves BrainBench, so the extra is named by what it installs (pyproject's `docker` extra):
+# `pip install 'brainbench[docker]'` would send the user to an index that has never heard of it.
+DOCKER_EXTRA = "pip install 'docker>=7.0' (or reinstall BrainBench with [docker])"
 
 
 def docker_sdk_missing(what: str) -> str | None:

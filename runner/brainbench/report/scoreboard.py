@@ -19,9 +19,11 @@ COLUMNS = (
     "residual_after_purge", "receipt_completeness", "resurrection_after_resync",
     "source_isolation_violations", "avg_injected_tokens",
 )
+# gbrain's footer, pointing at our own explanation (gbrain's pointed at its docs/eval/BRAINBENCH.md).
 SEAM_NOTE = (
     "_seam: `production` rows exercise a shipped integration seam; `contract` rows grade the same gbrain "
-    "primitives through a harness-shaped injection contract (see docs/eval/BRAINBENCH.md)._"
+    "primitives through a harness-shaped injection contract. How to read this table, columns, symbols and "
+    "gates: docs/SCOREBOARD.md._"
 )
 
 
