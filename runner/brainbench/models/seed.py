@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from brainbench.models import bounded_json
+
 LABEL_BRAIN = "io.brainbench.brain"
 SEED_CONTRACT_VERSION = 1
 # Why write-back and continuity rows of an image-seeded seam are not scored (contract v1).
@@ -55,7 +57,7 @@ class BrainContract(BaseModel):
         """Parse the label of ``image``; any fault is a :class:`BrainContractError` of one line."""
         where = f"image {image}: label {LABEL_BRAIN}"
         try:
-            doc = json.loads(text)
+            doc = bounded_json.loads(text)
         except json.JSONDecodeError as exc:
             raise BrainContractError(f"{where}: not JSON ({exc.msg} at column {exc.colno})") from exc
         if not isinstance(doc, dict):
