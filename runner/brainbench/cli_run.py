@@ -354,6 +354,10 @@ def report_result(result, config: RunConfig,  # type: ignore[no-untyped-def]
         code = max(code, EXIT_ERROR)
     if result.seed_failures:
         code = max(code, EXIT_ERROR)
+    for leftover in result.leftovers:
+        # An image that defeated cleanup must not pass unnoticed: a run that leaves anything is an error.
+        _err(f"brainbench: left behind on the brain server: {leftover} (remove with: brainbench cleanup)")
+        code = max(code, EXIT_ERROR)
     if config.out is not None:
         _write_trace(config, result)
         write_result(config.out, result)

@@ -12,49 +12,16 @@ local and Docker executors, and ``doctor`` alike.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hostile_kit import HOSTILE, bench, honest_view, hostile_faults, run_result
 from reference_corpus import copy_reference_corpus  # type: ignore[import-not-found]
 
 HOOK = Path(__file__).parent / "hooks" / "nested_json_hook.py"
 FIXTURES = ("kta-001-deal-recall", "ms-002-nondefault-active")
-HOSTILE = "claude-code"
-HONEST = ("codex", "openclaw")
-
-
-def _bench(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "brainbench.cli", *args], capture_output=True, text=True,
-                          env={**os.environ, "COLUMNS": "250", **(env or {})}, timeout=timeout, check=False)
-
-
-def run_result(corpus: tuple[Path, Path], out: Path, *extra: str,
-               env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
-    proc = _bench("run", "--fixtures", str(corpus[0]), "--gold", str(corpus[1]), "--jobs", "2", "--quiet",
-                  "--json", "--out", str(out), *extra, env=env)
-    assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr[-3000:]
-    assert out.exists(), f"no result written (exit {proc.returncode}): {proc.stderr[-3000:]}"
-    return proc, json.loads(out.read_text())
-
-
-def honest_view(result: dict[str, Any], honest: tuple[str, ...] = HONEST) -> tuple[str, str]:
-    rows = [{k: v for k, v in row.items() if k != "latency_ms"}
-            for row in result["turn_rows"] if row["harness"] in honest]
-    cells = [cell for cell in result["cells"] if cell["harness"] in honest]
-    return json.dumps(rows, sort_keys=True), json.dumps(cells, sort_keys=True)
-
-
-def hostile_faults(result: dict[str, Any], hostile: str = HOSTILE) -> set[str]:
-    """The fault classes of the run; asserts that only the hostile seam has any."""
-    faults = result["_meta"]["faults"]
-    assert faults, "the hostile seam's answers were graded clean"
-    others = [f for f in faults if f["harness"] != hostile]
-    assert not others, f"an honest seam was charged: {others[:3]}"
-    return {f["fault_class"] for f in faults}
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +94,7 @@ def test_nested_json_from_an_image_is_that_seams_fault(corpus: tuple[Path, Path]
 
 
 def test_doctor_grades_nested_json_as_the_run_would(nested_image: str) -> None:
-    proc = _bench("doctor", "--image", nested_image, "--mode", "exec")
+    proc = bench("doctor", "--image", nested_image, "--mode", "exec")
     assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr + proc.stdout, proc.stderr
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "contract_violation" in proc.stdout and "nested deeper than 64 levels" in proc.stdout, proc.stdout
