@@ -66,7 +66,9 @@ def test_clone_objects_are_owned_by_a_role_of_its_own_that_reaches_nothing_else(
 
 
 def test_a_missing_extension_is_one_line_naming_it_and_the_image(dbs: BrainDatabases) -> None:
-    brains = ImageSeededBrains(dbs, "codex", "bbtest-seed-img:2", ["pg_trgm", "bbtest_no_such_extension"])
+    # superuser: a private server creates any extension it has (the shared one only SHARED_EXTENSIONS).
+    brains = ImageSeededBrains(dbs, "codex", "bbtest-seed-img:2", ["pg_trgm", "bbtest_no_such_extension"],
+                               superuser=True)
     with pytest.raises(ExtensionMissing) as info:
         brains.prepare_template()
     message = str(info.value)

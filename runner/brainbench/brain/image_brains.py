@@ -36,12 +36,17 @@ from brainbench.brain import roles
 from brainbench.brain.databases import PREFIX, BrainDatabases
 from brainbench.brain.roles import HookRole
 from brainbench.brain.server import ServerError, first_line
+from brainbench.models.seed import refused_on_shared, shared_refusal
 
 OWNER = "owner"  # the one "seam" whose role create_hook_roles makes: ``<database>_owner``
 
 
 class ExtensionMissing(ServerError):
     """The brain server cannot create an extension an image declares (one line, exit 2)."""
+
+
+class ExtensionRefused(ExtensionMissing):
+    """An extension off the shared server's allowlist (``models/seed.py``): never created there."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,9 @@ class ImageSeededBrains:
 
     def prepare_template(self) -> str:
         """Create the template with its extensions; returns the URL ``init`` runs with."""
+        if not self.superuser and refused_on_shared(self.extensions):
+            # The label check refuses this first; here so that no other path creates one either.
+            raise ExtensionRefused(f"image {self.image} (seam {self.seam}) {shared_refusal(self.extensions)}")
         with self.dbs.admin() as conn:
             if self.superuser:
                 self._create(conn, self.template, None)

@@ -27,6 +27,28 @@ Argv = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
 ExtensionName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_-]{0,62}$")]
 
 
+# What an image may have the runner create (as superuser) in a template on the *shared* brain
+# server: what real memory systems use for vectors, fuzzy and full-text matching, ids, hashes
+# and key/value or tree columns.  Each works inside its database only.  Anything else — dblink
+# and postgres_fdw (connect anywhere the server can reach, its loopback included), file_fdw and
+# adminpack (server files), untrusted languages (plpython3u, plperlu: programs as the server) —
+# only on a sealed private server of the image's own (``"server": "private"``).
+SHARED_EXTENSIONS = ("vector", "pg_trgm", "pgcrypto", "uuid-ossp", "btree_gin", "btree_gist", "citext",
+                     "fuzzystrmatch", "hstore", "ltree", "unaccent", "intarray")
+
+
+def refused_on_shared(extensions: list[str] | tuple[str, ...]) -> list[str]:
+    """The declared extensions a shared server does not create, in the order declared."""
+    return [name for name in extensions if name not in SHARED_EXTENSIONS]
+
+
+def shared_refusal(extensions: list[str] | tuple[str, ...]) -> str:
+    refused = refused_on_shared(extensions)
+    return (f"declares extension{'s' if len(refused) > 1 else ''} {', '.join(map(repr, refused))}, which the "
+            f"shared brain server does not create (allowed there: {', '.join(SHARED_EXTENSIONS)}); "
+            'an image that needs it declares "server": "private" (a sealed server of its own, docker executor)')
+
+
 class BrainContractError(ValueError):
     """A label that does not parse: one line naming the image and the field."""
 
@@ -42,7 +64,8 @@ class BrainContract(BaseModel):
     init: Argv | None = Field(default=None, description="Exec-form argv run once per run against the template "
                               "database (stdin closed), e.g. to create the schema.")
     extensions: list[ExtensionName] = Field(
-        default_factory=list, description="Created by the runner as superuser in the template before init.")
+        default_factory=list, description="Created by the runner as superuser in the template before init. On the "
+        "shared server only: " + ", ".join(SHARED_EXTENSIONS) + "; any other only with server=private.")
     server: Literal["shared", "private"] = Field(
         default="shared",
         description="shared: the seam's databases live on the run's brain server, owned by least-privilege roles. "
@@ -63,11 +86,22 @@ class BrainContract(BaseModel):
         if not isinstance(doc, dict):
             raise BrainContractError(f"{where}: must be a JSON object, got {type(doc).__name__}")
         try:
-            return cls.model_validate(doc)
+            contract = cls.model_validate(doc)
         except ValidationError as exc:
             err = exc.errors()[0]
             field = ".".join(str(p) for p in err["loc"]) or "(top level)"
             raise BrainContractError(f"{where}: field {field!r}: {err['msg']}") from exc
+        return contract
+
+    def extension_refusal(self) -> str | None:
+        """One line when the label declares an extension the shared server does not create; else None.
+
+        Not a label error: the run goes on and that seam's fixtures are its seed failures
+        (``orchestrator/image_seed.py``), so one image's declaration costs only its own grade.
+        """
+        if self.server != "shared" or not refused_on_shared(self.extensions):
+            return None
+        return f"label {LABEL_BRAIN}: field 'extensions': {shared_refusal(self.extensions)}"
 
 
 def brain_contract_of(image: str, labels: dict[str, str]) -> BrainContract | None:
