@@ -338,7 +338,7 @@ def report_result(result, config: RunConfig,  # type: ignore[no-untyped-def]
     """Gate, write ``--out`` and the ledger, print the scoreboard; the exit code of a finished run."""
     from brainbench.gate.flow import apply_gate, ci_from_env
     from brainbench.gate.markdown import render_gate_section
-    from brainbench.report.files import append_ledger, result_compact, write_result
+    from brainbench.report.files import append_ledger_or_say, result_compact, write_result
     from brainbench.report.scoreboard import render_markdown, render_table
 
     report = apply_gate(
@@ -354,6 +354,10 @@ def report_result(result, config: RunConfig,  # type: ignore[no-untyped-def]
         code = max(code, EXIT_ERROR)
     if result.seed_failures:
         code = max(code, EXIT_ERROR)
+    for leftover in result.leftovers:
+        # An image that defeated cleanup must not pass unnoticed: a run that leaves anything is an error.
+        _err(f"brainbench: left behind on the brain server: {leftover} (remove with: brainbench cleanup)")
+        code = max(code, EXIT_ERROR)
     if config.out is not None:
         _write_trace(config, result)
         write_result(config.out, result)
@@ -361,7 +365,9 @@ def report_result(result, config: RunConfig,  # type: ignore[no-untyped-def]
     # Every run leaves one line in the project's .brainbench/ (gbrain keeps .gbrain-evals/), never
     # next to --out: that is often a shared temp dir.
     assert config.ledger is not None
-    append_ledger(config.ledger, result, code, ledger_extra)
+    if (note := append_ledger_or_say(config.ledger, result, code, ledger_extra,
+                                     defaulted=config.ledger_defaulted)) is not None:
+        _err(note)
     for message in report.messages:
         _err(message)
     if config.json_out:

@@ -24,7 +24,8 @@ REPO = Path(__file__).resolve().parents[2]
 # The Kubernetes pods' orchestrator: built from this checkout by scripts/build-images --offline
 # (as .ci/run does); another tag for a dev build.
 ORCHESTRATOR = os.environ.get("BRAINBENCH_TEST_ORCHESTRATOR_IMAGE", "brainbench/brainbench:latest")
-CORPUS_IMAGE = "bbtest-k8s/brainbench-corpus:latest"
+# Its own tag for a dev build, so two checkouts testing at once never share one corpus image.
+CORPUS_IMAGE = os.environ.get("BRAINBENCH_TEST_CORPUS_IMAGE", "bbtest-k8s/brainbench-corpus:latest")
 
 
 def _docker_status() -> tuple[object | None, str]:

@@ -101,3 +101,52 @@ def test_indexed_job_pods_and_merge_pod_produce_the_single_runs_verdict(docker_c
     for cell in merged["cells"]:
         key = f"{cell['harness']}/{cell['suite']}"
         assert cell["gold_failed"] == committed["counts"][key]["gold_failed"], key
+
+
+def test_a_shard_pod_with_faults_exits_2_with_its_result_and_ledger_on_the_volume(
+        docker_client: Any, corpus_image: str, tmp_path: Path) -> None:
+    """The pod's code is the runner's (no wrapper ``exit 0``): a seam that crashes on every call is
+    a shard with faults, exit 2; its result and its ledger line are on the results volume, and
+    nothing was an internal error (the default ledger lay on the read-only corpus)."""
+    results = tmp_path / "results"
+    results.mkdir()
+    results.chmod(0o777)
+    shard_spec = _pod("shard-job.yaml")
+    runner = next(c for c in shard_spec["containers"] if c["name"] == "brainbench")
+    sidecar = _start_sidecar(docker_client, shard_spec, f"bbtest-k8s-pg-{uuid.uuid4().hex[:8]}", tmp_path)
+    try:
+        env = _env(runner, SHARDS="8", JOB_COMPLETION_INDEX="0", BRAINBENCH_ARGS="--suite know-to-ask",
+                   BRAINBENCH_SEAM_COMMAND_CLAUDE_CODE="/bin/false")
+        code, logs = _run_main(docker_client, runner, corpus_image, results, sidecar.id, env)
+    finally:
+        sidecar.remove(force=True)
+    assert code == 2, logs
+    assert "internal error" not in logs and "Traceback" not in logs, logs
+    shard = json.loads((results / "main" / "shard-1-of-8.json").read_text())
+    assert shard["_meta"]["faults"] and {f["harness"] for f in shard["_meta"]["faults"]} == {"claude-code"}
+    ledger = (results / "main" / "ledger-shard-1-of-8.jsonl").read_text().splitlines()
+    assert len(ledger) == 1 and json.loads(ledger[0])["exit_code"] == 2
+
+
+def test_a_run_on_the_read_only_corpus_without_ledger_keeps_its_line_in_scratch(
+        docker_client: Any, corpus_image: str, tmp_path: Path) -> None:
+    """The pod's read-only root, a run without --ledger: the line goes to TMPDIR (the pod's scratch),
+    one stderr line says so, and the run exits as it graded."""
+    results = tmp_path / "results"
+    results.mkdir()
+    results.chmod(0o777)
+    shard_spec = _pod("shard-job.yaml")
+    runner = dict(next(c for c in shard_spec["containers"] if c["name"] == "brainbench"))
+    runner["args"] = ["brainbench run --fixtures /corpus/fixtures --gold /corpus/gold --fixture kta-001-deal-recall "
+                      "--harness claude-code --out /results/r.json --quiet "
+                      "--database-url postgresql://brainbench:brainbench@127.0.0.1:5432/brainbench "
+                      "&& ls /scratch/brainbench-ledgers"]
+    sidecar = _start_sidecar(docker_client, shard_spec, f"bbtest-k8s-pg-{uuid.uuid4().hex[:8]}", tmp_path)
+    try:
+        code, logs = _run_main(docker_client, runner, corpus_image, results, sidecar.id, _env(runner))
+    finally:
+        sidecar.remove(force=True)
+    assert code == 0, logs
+    assert "internal error" not in logs and "Traceback" not in logs, logs
+    assert "the project's ledger /corpus/.brainbench/brainbench-ledger.jsonl is not writable" in logs, logs
+    assert "ledger-" in logs.splitlines()[-1], logs

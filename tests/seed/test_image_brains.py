@@ -29,7 +29,7 @@ def _refused(url: str, database: str) -> str:
     return str(info.value)
 
 
-def test_clone_is_owned_by_a_role_of_its_own_that_reaches_nothing_else(dbs: BrainDatabases) -> None:
+def test_clone_objects_are_owned_by_a_role_of_its_own_that_reaches_nothing_else(dbs: BrainDatabases) -> None:
     brains = ImageSeededBrains(dbs, "claude-code", "bbtest-seed-img:1", ["pg_trgm"])
     init_url = brains.prepare_template()
     assert brains.template == f"bb_{dbs.run_id}_claude_code_tpl"
@@ -49,8 +49,11 @@ def test_clone_is_owned_by_a_role_of_its_own_that_reaches_nothing_else(dbs: Brai
         flags = conn.execute("SELECT rolsuper, rolcreatedb, rolcreaterole, rolinherit, rolbypassrls FROM pg_roles"
                              " WHERE rolname = current_user").fetchone()
         assert flags == (False, False, False, False, False)
+        # The database stays the runner's (no image can make it a template); its role may create in it.
         assert conn.execute("SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()"
-                            ).fetchone() == (role,)
+                            ).fetchone() == ("postgres",)
+        assert conn.execute("SELECT has_database_privilege(current_database(), 'CREATE, TEMPORARY')").fetchone() \
+            == (True,)
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute("SELECT pg_read_file('PG_VERSION')")
     for other in (brains.template, second.name, ours, "postgres", "template1"):
@@ -63,7 +66,9 @@ def test_clone_is_owned_by_a_role_of_its_own_that_reaches_nothing_else(dbs: Brai
 
 
 def test_a_missing_extension_is_one_line_naming_it_and_the_image(dbs: BrainDatabases) -> None:
-    brains = ImageSeededBrains(dbs, "codex", "bbtest-seed-img:2", ["pg_trgm", "bbtest_no_such_extension"])
+    # superuser: a private server creates any extension it has (the shared one only SHARED_EXTENSIONS).
+    brains = ImageSeededBrains(dbs, "codex", "bbtest-seed-img:2", ["pg_trgm", "bbtest_no_such_extension"],
+                               superuser=True)
     with pytest.raises(ExtensionMissing) as info:
         brains.prepare_template()
     message = str(info.value)

@@ -23,7 +23,7 @@ from brainbench.brain import roles
 from brainbench.brain.budget import ADMIN_CONNECTIONS
 from brainbench.brain.guarded import ConnectionGuard
 from brainbench.brain.roles import HookRole
-from brainbench.brain.server import PostgresServer
+from brainbench.brain.server import PostgresServer, first_line
 from brainbench.models.owner import Owner
 from brainbench.ownership import swept
 
@@ -60,6 +60,8 @@ class BrainDatabases:
         self._lock = threading.Lock()
         self._file_copy = False
         self._idle: list[Brain] = []
+        # Drops that failed on the shared server (one line each): ``leftovers`` reports them.
+        self.problems: list[str] = []
         # The connection budget counts ADMIN_CONNECTIONS: without this, every job of
         # a wide run would open one at once to create its brain.
         self._admin_slots = threading.BoundedSemaphore(ADMIN_CONNECTIONS)
@@ -158,18 +160,47 @@ class BrainDatabases:
                     self._idle.append(brain)
 
     def drop(self, name: str) -> None:
-        with self._admin() as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-            with self._lock:
-                made = self._roles.get(name, {})
-            for role in made.values():  # after the database: its grants went with it
-                roles.drop_role(conn, role.name)
-        with self._lock:
-            if name in self._created:
-                self._created.remove(name)
-            self._roles.pop(name, None)
+        """Drop ``name`` and then its roles, past any one that fails.
 
-    def close(self) -> None:
+        On a server the run shares with images, a failure is recorded in ``problems`` (the
+        name stays registered, so ``close`` tries again and ``leftovers`` reports it); on a
+        private server (``guard``) it raises, since that server goes with its seam anyway.
+        """
+        dropped = True
+        with self._admin() as conn:
+            try:
+                drop_database(conn, name)
+            except psycopg.Error as exc:
+                if self.guard is not None:
+                    raise
+                dropped = False
+                self._problem(f"database {name}: {first_line(exc)}")
+            with self._lock:
+                made = dict(self._roles.get(name, {})) if dropped else {}
+            kept: dict[str, HookRole] = {}
+            for seam, role in made.items():  # after the database: its grants went with it
+                try:
+                    roles.drop_role(conn, role.name)
+                except psycopg.Error as exc:
+                    if self.guard is not None:
+                        raise
+                    kept[seam] = role
+                    self._problem(f"role {role.name}: {first_line(exc)}")
+        with self._lock:
+            if dropped and not kept:
+                if name in self._created:
+                    self._created.remove(name)
+                self._roles.pop(name, None)
+            elif dropped:
+                self._roles[name] = kept
+
+    def _problem(self, line: str) -> None:
+        with self._lock:
+            if line not in self.problems:
+                self.problems.append(line)
+
+    def close(self) -> list[str]:
+        """Drop everything the run created, past every failure; returns what is still on the server."""
         with self._lock:
             for brain in self._idle:
                 brain.conn.close()
@@ -177,6 +208,47 @@ class BrainDatabases:
             names = list(reversed(self._created))
         for name in names:
             self.drop(name)
+        return self.leftovers()
+
+    def leftovers(self) -> list[str]:
+        """Databases and roles of this run still on the server, read from the server itself (one
+        line each, with why its drop failed when it did): what no drop of ours removed."""
+        with self._admin() as conn:
+            rows = conn.execute("SELECT datname, shobj_description(oid, 'pg_database') FROM pg_database "
+                                "ORDER BY 1").fetchall()
+            mine = PREFIX + self.run_id + "_"
+            found = [f"database {n}" for n, comment in rows
+                     if n.startswith(mine) or n in self._created or roles.label_owner(comment)[0] == self.run_id]
+            found += [f"role {n}" for n, rid, _ in roles.list_brainbench_roles(conn) if rid == self.run_id]
+        why = {line.split(":", 1)[0]: line for line in self.problems}
+        return [why.get(item, f"{item}: still there after the run dropped it") for item in found]
+
+
+def drop_database(conn: psycopg.Connection, name: str) -> None:
+    """Undo what could keep ``name`` from being dropped, then drop it and end its sessions.
+
+    An image's role never owns a database of ours (``brain/image_brains.py``), so it cannot
+    mark one a template.  A database that is one anyway (left by a run from before that rule,
+    whose clone an image's role owned) is taken back first: ``DROP DATABASE`` refuses a
+    template, and only its owner may clear the flag.  A runner that is no superuser (a
+    ``--database-url`` role with CREATEROLE) makes itself a member of the role it created
+    to take ownership over.
+    """
+    row = conn.execute("SELECT d.datistemplate, pg_get_userbyid(d.datdba), current_user, "
+                       "r.rolsuper FROM pg_database d, pg_roles r WHERE d.datname = %s AND r.rolname = current_user",
+                       (name,)).fetchone()
+    if row is None:
+        return
+    template, owner, me, superuser = row
+    ident = sql.Identifier(name)
+    if template and owner != me:
+        if not superuser:
+            with contextlib.suppress(psycopg.Error):  # not ours to grant: ALTER … OWNER says why
+                conn.execute(sql.SQL("GRANT {} TO CURRENT_USER").format(sql.Identifier(owner)))
+        conn.execute(sql.SQL("ALTER DATABASE {} OWNER TO CURRENT_USER").format(ident))
+    if template:
+        conn.execute(sql.SQL("ALTER DATABASE {} IS_TEMPLATE false").format(ident))
+    conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(ident))
 
 
 @dataclass
@@ -249,7 +321,7 @@ def sweep_databases(server: PostgresServer, run_id: str | None = None, *, includ
             continue
         try:
             with psycopg.connect(server.database_url("postgres"), autocommit=True) as conn:
-                conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+                drop_database(conn, name)
             report.databases.append(name)
         except psycopg.Error as exc:
             report.errors.append(f"database {name}: {str(exc).strip().splitlines()[0]}")

@@ -6,7 +6,9 @@ The image keeps its memory in a schema of its own, so its brain cannot be one of
   runner (superuser: most are untrusted), then the image's ``init`` runs as a role that owns
   the template's ``public`` schema and nothing else;
 * per fixture a clone of it, whose objects (all owned by the template's role) are handed
-  to a role of that clone alone (``REASSIGN OWNED``), which also owns the clone database.
+  to a role of that clone alone (``REASSIGN OWNED``), which may connect to the clone and
+  create in it; the database itself stays the runner's, so no image can make it a template
+  (undroppable), rename it or change its settings.
   The image's ``seed`` and then its hook log in with that role.
 
 On a *private* server (``superuser=True``: a throw-away Postgres of that seam alone,
@@ -34,12 +36,17 @@ from brainbench.brain import roles
 from brainbench.brain.databases import PREFIX, BrainDatabases
 from brainbench.brain.roles import HookRole
 from brainbench.brain.server import ServerError, first_line
+from brainbench.models.seed import refused_on_shared, shared_refusal
 
 OWNER = "owner"  # the one "seam" whose role create_hook_roles makes: ``<database>_owner``
 
 
 class ExtensionMissing(ServerError):
     """The brain server cannot create an extension an image declares (one line, exit 2)."""
+
+
+class ExtensionRefused(ExtensionMissing):
+    """An extension off the shared server's allowlist (``models/seed.py``): never created there."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +100,9 @@ class ImageSeededBrains:
 
     def prepare_template(self) -> str:
         """Create the template with its extensions; returns the URL ``init`` runs with."""
+        if not self.superuser and refused_on_shared(self.extensions):
+            # The label check refuses this first; here so that no other path creates one either.
+            raise ExtensionRefused(f"image {self.image} (seam {self.seam}) {shared_refusal(self.extensions)}")
         with self.dbs.admin() as conn:
             if self.superuser:
                 self._create(conn, self.template, None)
@@ -140,7 +150,10 @@ class ImageSeededBrains:
             return ImageBrain(name, self.dbs.server.database_url(name))
         with self.dbs.admin() as conn:
             owner = self._new_database(conn, name, self.template)
-            conn.execute(sql.SQL("ALTER DATABASE {} OWNER TO {}").format(
+            # The runner stays the database's owner: an owner may mark it a template (which no
+            # DROP DATABASE removes) or change its settings and connection limit.  The seam's role
+            # gets what a seed and a hook use: connect, create schemas and temp tables.
+            conn.execute(sql.SQL("GRANT CONNECT, CREATE, TEMPORARY ON DATABASE {} TO {}").format(
                 sql.Identifier(name), sql.Identifier(owner.name)))
         with self.dbs.admin(name) as conn:
             conn.execute(sql.SQL("REASSIGN OWNED BY {} TO {}").format(

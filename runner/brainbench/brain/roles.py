@@ -34,6 +34,7 @@ import psycopg
 from psycopg import sql
 
 from brainbench.brain.server import ServerError
+from brainbench.models import bounded_json
 from brainbench.models.owner import Owner
 from brainbench.ownership import current_owner, swept
 
@@ -64,7 +65,7 @@ def label(run_id: str) -> str:
 def label_owner(text: str | None) -> tuple[str | None, Owner | None]:
     """(run id, owner) of a comment written by :func:`label`; (None, None) if it is not one."""
     try:
-        doc = json.loads(text or "")
+        doc = bounded_json.loads(text or "")
     except json.JSONDecodeError:
         return None, None
     if not isinstance(doc, dict) or not isinstance(doc.get("brainbench.run_id"), str):

@@ -36,6 +36,10 @@ def check_label(report: DoctorReport, labels: Mapping[str, str]) -> tuple[BrainC
         return None, False
     if contract is None:
         return None, True
+    refusal = contract.extension_refusal()
+    if refusal is not None:  # the run would fail every fixture of this seam with this line
+        report.results.append(CheckResult("seed contract label", "fail", f"image {report.image}: {refusal}"))
+        return None, False
     steps = [f"extensions {', '.join(contract.extensions)}"] if contract.extensions else []
     if contract.init:
         steps.append(f"init {' '.join(contract.init)} ({contract.init_timeout_s:g} s)")

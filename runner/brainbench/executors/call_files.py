@@ -13,10 +13,11 @@ gold) to a seam.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from brainbench.models import bounded_json
 
 # Copy each file whole: transcripts are rewritten per turn and small; a cap keeps a
 # runaway file from turning into a multi-megabyte request line.
@@ -46,7 +47,7 @@ def files_for(payload: bytes, roots: Sequence[str]) -> CallFiles:
     """What the hook of this payload will look for on disk, read from the runner's side now."""
     out = CallFiles()
     try:
-        message = json.loads(payload)
+        message = bounded_json.loads(payload)
     except (ValueError, UnicodeDecodeError):
         return out
     if not isinstance(message, dict):

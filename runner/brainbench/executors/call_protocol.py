@@ -18,6 +18,8 @@ import threading
 import time
 from collections.abc import Mapping
 
+from brainbench.models import bounded_json
+
 from .base import HookCall, HookOutcome
 from .call_files import CallFiles
 from .limits import MAX_OUTPUT_BYTES, OutputLimitExceeded, decode_stream_text, oversize_outcome
@@ -28,6 +30,18 @@ CANCEL_GRACE_S = 2.0
 
 class CallServerError(RuntimeError):
     """The call server could not be started or stopped answering (an infrastructure fault)."""
+
+
+def _answer(raw: bytes, seam: str) -> dict[str, object]:
+    """A call server's answer line as an object; anything else is a :class:`CallServerError`
+    (an image can replace the server, so its bytes are parsed like any hook's)."""
+    try:
+        doc = bounded_json.loads(raw)
+    except ValueError as exc:
+        raise CallServerError(f"call server of {seam} sent a malformed answer: {exc}") from None
+    if not isinstance(doc, dict):
+        raise CallServerError(f"call server of {seam} sent an answer that is not a JSON object")
+    return doc
 
 
 class CallChannel(abc.ABC):
@@ -44,7 +58,7 @@ class CallChannel(abc.ABC):
 
     def deliver(self, line: bytes) -> None:
         try:
-            rid = json.loads(line).get("id")
+            rid = bounded_json.loads(line).get("id")
         except (ValueError, AttributeError):
             return
         with self._lock:
@@ -88,7 +102,7 @@ class CallChannel(abc.ABC):
         """The answer to ``doc`` as an object; {} for none (a listen-mode handshake's steps)."""
         answer = self.request(doc, timeout_s)
         try:
-            doc = json.loads(answer) if answer is not None else {}
+            doc = bounded_json.loads(answer) if answer is not None else {}
         except ValueError:
             return {}
         return doc if isinstance(doc, dict) else {}
@@ -96,7 +110,7 @@ class CallChannel(abc.ABC):
     def write_files(self, files: CallFiles, timeout_s: float, seam: str) -> None:
         """Copy a call's files in ahead of it (stream mode on a remote engine)."""
         raw = self.request({"write_only": True, **files.as_request()}, timeout_s)
-        doc = json.loads(raw) if raw is not None else {}
+        doc = _answer(raw, seam) if raw is not None else {}
         if not doc.get("written"):
             raise CallServerError(f"call server of {seam} could not write the call's files: "
                                   f"{doc.get('error') or 'no answer'}")
@@ -113,7 +127,7 @@ class CallChannel(abc.ABC):
         if raw is None:
             # Dead or wedged server: what ran is unknown, so nothing is graded as the hook's.
             raise CallServerError(f"call server of {seam} stopped answering")
-        doc = json.loads(raw)
+        doc = _answer(raw, seam)
         if doc.get("error"):
             raise CallServerError(str(doc["error"]))
         if doc.get("infra_error"):  # the call could not start as a harness would start it

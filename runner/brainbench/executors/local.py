@@ -39,6 +39,7 @@ from brainbench.executors.limits import (
     oversize_outcome,
     stream_handshake_error,
 )
+from brainbench.models import bounded_json
 from brainbench.models.wire import HANDSHAKE_INPUT, StreamProtocolError, decode_response, encode_request
 
 # Long enough for an interpreter and its imports on a loaded 2-core machine.
@@ -190,7 +191,7 @@ class _StreamWorker:
 def _stream_input(payload: bytes) -> object:
     """The request's ``input``: the payload's JSON, or its text when it is not JSON."""
     try:
-        return json.loads(payload)
+        return bounded_json.loads(payload)
     except ValueError:
         return payload.decode("utf-8", "surrogateescape")
 

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from brainbench.harnesses.registry import Dialect
 from brainbench.hooks.program import EXIT_BACKEND_UNAVAILABLE
 from brainbench.jsstring import without_lone_surrogates
+from brainbench.models import bounded_json
 from brainbench.models.hook_io import HookOutcome
 from brainbench.models.result import FaultClass
 from brainbench.models.wire import MAX_CONTEXT_CHARS, HookOutput
@@ -94,7 +95,10 @@ def _not_utf8(outcome: HookOutcome, dialect: Dialect, event: str, exc: UnicodeDe
 
 def _parse_json_output(text: str, event: str, strict: bool) -> Graded:
     try:
-        doc = json.loads(text)
+        doc = bounded_json.loads(text)
+    except bounded_json.JSONTooDeep as exc:
+        # Refused before parsing (a parser would recurse per level): the seam's own fault, no context.
+        return Graded(None, "contract_violation", f"stdout {exc.msg}")
     except json.JSONDecodeError as exc:
         return Graded(None, "contract_violation", f"invalid JSON on stdout: {exc.msg}")
     if not isinstance(doc, dict):

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from brainbench.jsjson import stringify
+from brainbench.models import bounded_json
 
 # The image contract's "backend unavailable" exit (EX_TEMPFAIL): the runner
 # treats it as an infrastructure fault and may retry, never as a memory miss.
@@ -51,7 +52,7 @@ def invoke(handler: Handler, raw: str, env: Mapping[str, str]) -> HookResult:
     if not raw:
         return HookResult(0, "", "empty stdin: nothing to do\n")
     try:
-        message = json.loads(raw)
+        message = bounded_json.loads(raw)
     except json.JSONDecodeError as exc:
         return HookResult(0, "", f"stdin is not JSON ({exc.msg}); staying silent\n")
     if not isinstance(message, dict):

@@ -309,6 +309,7 @@ class RunConfig(BaseModel):
             self.update_baseline = True
         if self.ledger is None:
             self.ledger = self.project / LEDGER_RELPATH
+            self._ledger_defaulted = True
         if self.behaviour is None:
             self.behaviour, self._behaviour_from = self._resolve_behaviour()
         return self
@@ -334,6 +335,13 @@ class RunConfig(BaseModel):
         return self
 
     _behaviour_from: Path | None = PrivateAttr(default=None)
+    # The ledger is the project's default, not --ledger: on a read-only project (a corpus baked into
+    # an image, a read-only mount) its line goes to a writable place instead (report/files.py).
+    _ledger_defaulted: bool = PrivateAttr(default=False)
+
+    @property
+    def ledger_defaulted(self) -> bool:
+        return self._ledger_defaulted
 
     def _resolve_behaviour(self) -> tuple[Behaviour, Path | None]:
         """The release the committed baseline was made with (so the gate it runs against compares

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from brainbench.models import bounded_json
 
 OwnerState = Literal["alive", "dead", "unknown"]
 
@@ -38,6 +39,7 @@ class Owner(BaseModel):
         if not text:
             return None
         try:
-            return cls.model_validate(json.loads(text))
+            # Bounded: a label or comment may come from a server or container an image controls.
+            return cls.model_validate(bounded_json.loads(text))
         except (ValueError, ValidationError):
             return None

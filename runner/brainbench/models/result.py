@@ -218,10 +218,20 @@ class RunResult(_Model):
     # The per-turn evidence (TurnTrace rows) gathered by a run or loaded from its trace file;
     # never serialised into the result itself.
     _trace: list[Any] = PrivateAttr(default_factory=list)
+    # Databases and roles the run could not drop (one line each): said on stderr, exit 2; never
+    # serialised (the next run's sweep or `brainbench cleanup` takes them).
+    _leftovers: list[str] = PrivateAttr(default_factory=list)
 
     @property
     def trace(self) -> list[Any]:
         return self._trace
+
+    @property
+    def leftovers(self) -> list[str]:
+        return self._leftovers
+
+    def left_behind(self, leftovers: list[str]) -> None:
+        self._leftovers = list(leftovers)
 
     def use_trace(self, trace: Any) -> None:
         """Stand a sequence in for the trace (a run's evidence, read back from its spill file)."""

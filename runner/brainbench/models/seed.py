@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from brainbench.models import bounded_json
+
 LABEL_BRAIN = "io.brainbench.brain"
 SEED_CONTRACT_VERSION = 1
 # Why write-back and continuity rows of an image-seeded seam are not scored (contract v1).
@@ -23,6 +25,28 @@ TRUST_NOT_APPLICABLE_REASON = "image-seeded brain: no operations command in seed
 Argv = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
 # An extension name as CREATE EXTENSION takes it (quoted identifier: uuid-ossp has a dash).
 ExtensionName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_-]{0,62}$")]
+
+
+# What an image may have the runner create (as superuser) in a template on the *shared* brain
+# server: what real memory systems use for vectors, fuzzy and full-text matching, ids, hashes
+# and key/value or tree columns.  Each works inside its database only.  Anything else — dblink
+# and postgres_fdw (connect anywhere the server can reach, its loopback included), file_fdw and
+# adminpack (server files), untrusted languages (plpython3u, plperlu: programs as the server) —
+# only on a sealed private server of the image's own (``"server": "private"``).
+SHARED_EXTENSIONS = ("vector", "pg_trgm", "pgcrypto", "uuid-ossp", "btree_gin", "btree_gist", "citext",
+                     "fuzzystrmatch", "hstore", "ltree", "unaccent", "intarray")
+
+
+def refused_on_shared(extensions: list[str] | tuple[str, ...]) -> list[str]:
+    """The declared extensions a shared server does not create, in the order declared."""
+    return [name for name in extensions if name not in SHARED_EXTENSIONS]
+
+
+def shared_refusal(extensions: list[str] | tuple[str, ...]) -> str:
+    refused = refused_on_shared(extensions)
+    return (f"declares extension{'s' if len(refused) > 1 else ''} {', '.join(map(repr, refused))}, which the "
+            f"shared brain server does not create (allowed there: {', '.join(SHARED_EXTENSIONS)}); "
+            'an image that needs it declares "server": "private" (a sealed server of its own, docker executor)')
 
 
 class BrainContractError(ValueError):
@@ -40,7 +64,8 @@ class BrainContract(BaseModel):
     init: Argv | None = Field(default=None, description="Exec-form argv run once per run against the template "
                               "database (stdin closed), e.g. to create the schema.")
     extensions: list[ExtensionName] = Field(
-        default_factory=list, description="Created by the runner as superuser in the template before init.")
+        default_factory=list, description="Created by the runner as superuser in the template before init. On the "
+        "shared server only: " + ", ".join(SHARED_EXTENSIONS) + "; any other only with server=private.")
     server: Literal["shared", "private"] = Field(
         default="shared",
         description="shared: the seam's databases live on the run's brain server, owned by least-privilege roles. "
@@ -55,17 +80,28 @@ class BrainContract(BaseModel):
         """Parse the label of ``image``; any fault is a :class:`BrainContractError` of one line."""
         where = f"image {image}: label {LABEL_BRAIN}"
         try:
-            doc = json.loads(text)
+            doc = bounded_json.loads(text)
         except json.JSONDecodeError as exc:
             raise BrainContractError(f"{where}: not JSON ({exc.msg} at column {exc.colno})") from exc
         if not isinstance(doc, dict):
             raise BrainContractError(f"{where}: must be a JSON object, got {type(doc).__name__}")
         try:
-            return cls.model_validate(doc)
+            contract = cls.model_validate(doc)
         except ValidationError as exc:
             err = exc.errors()[0]
             field = ".".join(str(p) for p in err["loc"]) or "(top level)"
             raise BrainContractError(f"{where}: field {field!r}: {err['msg']}") from exc
+        return contract
+
+    def extension_refusal(self) -> str | None:
+        """One line when the label declares an extension the shared server does not create; else None.
+
+        Not a label error: the run goes on and that seam's fixtures are its seed failures
+        (``orchestrator/image_seed.py``), so one image's declaration costs only its own grade.
+        """
+        if self.server != "shared" or not refused_on_shared(self.extensions):
+            return None
+        return f"label {LABEL_BRAIN}: field 'extensions': {shared_refusal(self.extensions)}"
 
 
 def brain_contract_of(image: str, labels: dict[str, str]) -> BrainContract | None:

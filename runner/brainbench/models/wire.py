@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from brainbench.models import bounded_json
+
 HookEvent = Literal["UserPromptSubmit", "SessionStart"]
 MAX_CONTEXT_CHARS = 10_000
 
@@ -121,7 +123,7 @@ def decode_request(line: str | bytes) -> tuple[int, dict[str, str], object, str 
     """(id, env, input, cwd) of one request line.  ``input`` is passed on as the hook's stdin
     would be: a program answers a non-object input exactly as its exec mode would."""
     try:
-        doc = json.loads(line)
+        doc = bounded_json.loads(line)
         request_id = doc["id"]
         env = doc.get("env") or {}
         body = doc["input"]
@@ -142,7 +144,9 @@ def encode_response(request_id: int, exit_code: int, stdout: str, stderr: str = 
 def decode_response(line: str | bytes, expected_id: int) -> tuple[int, str, str]:
     """(exit_code, stdout, stderr) of the answer to request ``expected_id``."""
     try:
-        doc = json.loads(line)
+        doc = bounded_json.loads(line)
+        if not isinstance(doc, dict):
+            raise TypeError("the answer is not a JSON object")
         if doc.get("id") != expected_id:
             raise ValueError(f"answer id {doc.get('id')} for request {expected_id}")
         code = doc["exit_code"]

@@ -110,7 +110,8 @@ async def prepare_seeded_seams(seams: Mapping[str, ActiveSeam], dbs: BrainDataba
                                phase: Callable[[str], None] | None = None) -> dict[str, SeededSeam]:
     """Template and ``init`` of every image-seeded seam, once per run (``phase`` hears each step start).
 
-    A missing extension stops the run (``ExtensionMissing``, one line); a failing ``init``
+    A missing extension stops the run (``ExtensionMissing``, one line); a failing ``init``, or an
+    extension the shared server does not create (``models/seed.py``, ``SHARED_EXTENSIONS``),
     does not: every fixture of that seam becomes a seed failure, the other seams are graded.
     """
     seeded: dict[str, SeededSeam] = {}
@@ -123,6 +124,11 @@ async def prepare_seeded_seams(seams: Mapping[str, ActiveSeam], dbs: BrainDataba
                                    contract.extensions, superuser=contract.server == "private")
         seam = seeded[harness] = SeededSeam(harness, active, contract, brains)
         say = phase or (lambda _line: None)
+        refusal = contract.extension_refusal()
+        if refusal is not None:  # nothing is created: every fixture of this seam is its seed failure
+            say(f"seam {harness}: image {image}: {refusal}")
+            seam.init_error = refusal
+            continue
         say(f"seam {harness}: building the brain template of image {image}"
             + (f" (extensions {', '.join(contract.extensions)})" if contract.extensions else ""))
         try:

@@ -125,6 +125,7 @@ class Runner:
         self.seeded: dict[str, SeededSeam] = {}
         self.interrupted_by: str | None = None
         self.work_root: Path | None = None
+        self.leftovers: list[str] = []  # what dbs.close could not drop
         self.concurrency: Concurrency | None = None  # chosen by run_benchmark against the server
         # Image seeds (seed contract): done and expected, for the progress lines.
         self.seeds_done = 0
@@ -329,8 +330,9 @@ class Runner:
                         await seam.process.stop()
                 await providers.close(interrupted=self.interrupted_by is not None)
                 # A dead server cannot drop anything: its leftovers are a later sweep's (owner label).
+                # A live one that refused a drop is said at the end (exit 2, cli_run.report_result).
                 with contextlib.suppress(psycopg.Error):
-                    await anyio.to_thread.run_sync(dbs.close)
+                    self.leftovers = await anyio.to_thread.run_sync(dbs.close)
                 if not self.config.keep:
                     shutil.rmtree(workroot, ignore_errors=True)
                 else:  # kept on purpose: unlabelled, so no sweep ever takes it
@@ -393,6 +395,7 @@ class Runner:
                      k: r.model_dump(mode="json") for k, r in key_records(keyed).items()}},
         )
         result.use_trace(traces)
+        result.left_behind(self.leftovers)
         return result
 
     def seam_infos(self) -> list[SeamInfo]:

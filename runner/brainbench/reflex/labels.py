@@ -9,10 +9,10 @@ The poisoning scorer (§4.4) parses exactly these strings.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 
+from brainbench.models import bounded_json
 from brainbench.models.trust import TIER_LABEL, USER_SAID_LABEL, TrustTier, stored_tier, tier_rank
 
 ORIGIN_MAX = 40
@@ -38,7 +38,7 @@ class Trust:
 def _origin_object(value: object) -> dict[str, object] | None:
     if isinstance(value, str):
         try:
-            return _origin_object(json.loads(value))
+            return _origin_object(bounded_json.loads(value))
         except ValueError:
             return None
     return value if isinstance(value, dict) else None

@@ -98,3 +98,35 @@ def append_ledger(path: Path, result: RunResult, exit_code: int, extra: dict[str
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+
+def fallback_ledger(default: Path) -> Path:
+    """Where a read-only project's ledger line goes: one file per project under the temp directory
+    (``TMPDIR``; in a pod, its scratch volume)."""
+    key = hashlib.sha256(str(default.resolve()).encode("utf-8")).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / "brainbench-ledgers" / f"ledger-{key}.jsonl"
+
+
+def append_ledger_or_say(path: Path, result: RunResult, exit_code: int, extra: dict[str, object] | None = None,
+                         *, defaulted: bool = False) -> str | None:
+    """Append the run's ledger line; a one-line note when it went elsewhere or nowhere.
+
+    A ledger is a record, not a grade: a directory that cannot be written (a corpus baked into a
+    read-only image) never ends a run that graded everything in an internal error.  The project's
+    default ledger falls back to :func:`fallback_ledger`; an explicit ``--ledger`` is only reported.
+    """
+    try:
+        append_ledger(path, result, exit_code, extra)
+        return None
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        if not defaulted:
+            return f"brainbench: could not append to the ledger {path}: {why}; the result itself is unaffected"
+    other = fallback_ledger(path)
+    try:
+        append_ledger(other, result, exit_code, extra)
+    except OSError as exc:
+        return (f"brainbench: the project's ledger {path} is not writable ({why}), nor {other} "
+                f"({exc.strerror or type(exc).__name__}); no ledger line written (--ledger PATH chooses one)")
+    return f"brainbench: the project's ledger {path} is not writable ({why}); the line went to {other} " \
+           "(--ledger PATH chooses one)"

@@ -20,6 +20,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 
 from brainbench.corpus.loader import LoadedFixture
 from brainbench.corpus.rules import turn_key
+from brainbench.models import bounded_json
 from brainbench.models.corpus import FactKind
 from brainbench.models.writeback import ExtractedFact, SegmentInput
 
@@ -175,7 +176,7 @@ def _retryable(exc: BaseException) -> bool:
 def _parse_facts(content: str, source: str) -> tuple[list[ExtractedFact], bool]:
     """(facts, reply was well-formed).  Bad items are skipped, not fatal: a model slip costs recall only."""
     try:
-        doc = json.loads(content)
+        doc = bounded_json.loads(content)
     except json.JSONDecodeError:
         return [], False
     raw = doc.get("facts") if isinstance(doc, dict) else doc
@@ -246,7 +247,7 @@ class LlmExtractor:
         with urllib.request.urlopen(request, timeout=self.config.timeout_s) as response:
             raw = response.read()
         try:
-            reply = json.loads(raw.decode("utf-8"))
+            reply = bounded_json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise LlmError(f"chat endpoint returned a non-JSON body: {raw[:200]!r}") from exc
         if not isinstance(reply, dict):

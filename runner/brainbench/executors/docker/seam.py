@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import threading
 import time
@@ -11,6 +10,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
+
+from brainbench.models import bounded_json
 
 from ..base import HookCall, HookOutcome, SeamLaunch, SeamProcess
 from .call_client import CallServer, CallServerError
@@ -28,7 +29,7 @@ log = logging.getLogger(__name__)
 
 def _json_object(payload: bytes) -> dict[str, Any] | None:
     try:
-        value = json.loads(payload)
+        value = bounded_json.loads(payload)
     except (ValueError, UnicodeDecodeError):
         return None
     return value if isinstance(value, dict) else None
