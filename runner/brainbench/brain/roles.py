@@ -10,8 +10,10 @@ of its own per (brain database, seam):
 * ``CONNECT`` on its one database only (``CONNECT`` and ``TEMPORARY`` are revoked from
   ``PUBLIC`` on every BrainBench database, the template included), ``USAGE`` on the
   schema and ``SELECT`` on the brain tables, nothing else: write-back is the runner's job;
-* a ``CONNECTION LIMIT`` (a hook cannot starve the server of connections) and a
-  ``statement_timeout`` / ``idle_in_transaction_session_timeout`` (nor hold it busy).
+* a ``CONNECTION LIMIT`` (a hook cannot starve the server of connections), a
+  ``statement_timeout`` / ``idle_in_transaction_session_timeout`` (nor hold it busy; the
+  role may lift these, so ``brain/watchdog.py`` enforces them from outside) and a
+  ``temp_file_limit``, which only a superuser may change.
 
 Why per pooled database and not per lease: databases are pooled and reused across
 fixtures of one run, and two concurrent leases are always different databases, so a
@@ -43,6 +45,8 @@ ROLE_PREFIX = "bb_"
 HOOK_TABLES = ("sources", "pages", "page_aliases", "facts", "config", "write_gate_receipts")
 DEFAULT_CONNECTION_LIMIT = 8
 DEFAULT_STATEMENT_TIMEOUT_MS = 30_000
+# temp_file_limit (kB) per backend: superuser-only (PGC_SUSET), so a hook role cannot raise it.
+DEFAULT_TEMP_FILE_LIMIT_KB = 65_536
 _ATTRIBUTES = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS"
 
 
@@ -104,7 +108,8 @@ def lock_schema(conn: psycopg.Connection) -> None:
 
 def create_hook_roles(admin: psycopg.Connection, database: str, seams: Sequence[str], run_id: str, *,
                       connection_limit: int = DEFAULT_CONNECTION_LIMIT,
-                      statement_timeout_ms: int = DEFAULT_STATEMENT_TIMEOUT_MS) -> dict[str, HookRole]:
+                      statement_timeout_ms: int = DEFAULT_STATEMENT_TIMEOUT_MS,
+                      temp_file_limit_kb: int = DEFAULT_TEMP_FILE_LIMIT_KB) -> dict[str, HookRole]:
     """One login role per seam, allowed to connect to ``database`` only."""
     roles: dict[str, HookRole] = {}
     comment = label(run_id)
@@ -116,9 +121,11 @@ def create_hook_roles(admin: psycopg.Connection, database: str, seams: Sequence[
             " COMMENT ON ROLE {role} IS {comment};"
             " ALTER ROLE {role} SET statement_timeout = {timeout};"
             " ALTER ROLE {role} SET idle_in_transaction_session_timeout = {timeout};"
+            " ALTER ROLE {role} SET temp_file_limit = {temp};"
             " GRANT CONNECT ON DATABASE {db} TO {role}").format(
             role=ident, limit=sql.Literal(int(connection_limit)), password=sql.Literal(role.password),
             comment=sql.Literal(comment), timeout=sql.Literal(int(statement_timeout_ms)),
+            temp=sql.Literal(int(temp_file_limit_kb)),
             db=sql.Identifier(database)))
         roles[seam] = role
     return roles
