@@ -117,3 +117,58 @@ def test_a_lifted_statement_timeout_still_ends_at_the_documented_bound(
         assert bound <= call["statement_s"] < bound + 4, call
         assert call["idle"] == "ended" and bound <= call["idle_s"] < bound + 4, call
     _assert_own_fault_only(result, clean, f"past {SHARE['statement_s']} s")
+
+
+def test_an_image_seeded_database_past_its_share_is_cut_off_alone(pg_server: Any) -> None:
+    """A seed (its clone's owner role) writing until the disk is full: the watchdog takes the role's
+    logins and sessions at the clone's share, the seed's fixture fails as that seam's, and another
+    seam's clone on the same server goes on writing."""
+    import uuid
+
+    import psycopg
+    from brainbench.brain.databases import BrainDatabases
+    from brainbench.brain.image_brains import ImageSeededBrains
+    from brainbench.brain.shares import ShareLedger
+    from brainbench.brain.watchdog import ShareWatchdog
+    from brainbench.models.share import BrainShare
+
+    run_id = uuid.uuid4().hex[:10]
+    dbs = BrainDatabases(pg_server, run_id)
+    ledger = ShareLedger()
+    share = BrainShare(clone_bytes=32 << 20, poll_s=0.1)
+    watchdog = ShareWatchdog(pg_server.admin_url, f"bb_{run_id}_", share, ledger, dbs.seam_of, dbs.clones)
+    try:
+        dbs.prepare()
+        hostile, honest = (ImageSeededBrains(dbs, seam, "bbtest/seed") for seam in ("codex", "openclaw"))
+        for brains in (hostile, honest):
+            brains.prepare_template()
+            brains.seal_template()
+        flooded, other = hostile.clone(), honest.clone()
+        watchdog.start()
+        dbs.watchdog = watchdog
+        written, error = 0, ""
+        with psycopg.connect(flooded.url, autocommit=True) as conn:
+            conn.execute("CREATE TABLE junk (x text)")
+            try:
+                while written < 1 << 30:  # a gigabyte, if nothing stopped it
+                    conn.execute("INSERT INTO junk SELECT repeat(md5(g::text), 32) FROM generate_series(1, 1000) g")
+                    written += 1000 * 1024
+            except psycopg.Error as exc:
+                error = str(exc).strip().splitlines()[0]
+        assert error.startswith("terminating connection"), error
+        assert written < 4 * share.clone_bytes, written  # stopped near its share, not at the disk's end
+        why = hostile.over_share(flooded.name)
+        assert why is not None and "past its 32 MiB (cut off by the runner)" in why, why
+        assert ledger.since("codex", 0) == f"seam codex went over its share of the shared brain: {why}"
+        assert ledger.count("openclaw") == 0
+        with pytest.raises(psycopg.OperationalError, match="not permitted to log in"):
+            psycopg.connect(flooded.url).close()
+        # The other seam's clone on the same server: untouched, still its owner's to write.
+        with psycopg.connect(other.url, autocommit=True) as conn:
+            conn.execute("CREATE TABLE kept (x text)")
+            conn.execute("INSERT INTO kept VALUES ('fine')")
+            assert conn.execute("SELECT x FROM kept").fetchone() == ("fine",)
+        assert honest.over_share(other.name) is None
+    finally:
+        watchdog.close()
+        dbs.close()

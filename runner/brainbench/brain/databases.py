@@ -25,6 +25,7 @@ from brainbench.brain.gate import SeamGates, via_gate
 from brainbench.brain.guarded import ConnectionGuard
 from brainbench.brain.roles import HookRole
 from brainbench.brain.server import PostgresServer
+from brainbench.brain.watchdog import ShareWatchdog
 from brainbench.models.owner import Owner
 from brainbench.ownership import swept
 
@@ -59,6 +60,8 @@ class BrainDatabases:
         # Each seam's own door to the server (brain/gate.py), when the run has one: a hook URL
         # names it instead of the server's socket.
         self.gates: SeamGates | None = None
+        # The run's share watchdog on this server (brain/watchdog.py); None on a seam's private server.
+        self.watchdog: ShareWatchdog | None = None
         # Which seam each hook role is (the watchdog's attribution), and the image-seeded
         # databases with their owner role and seam (the watchdog's size checks).
         self._role_seams: dict[str, str] = {}

@@ -148,5 +148,11 @@ class ImageSeededBrains:
                 sql.Identifier(self._template_role.name), sql.Identifier(owner.name)))
         return ImageBrain(name, self.dbs.hook_url(self.seam, name, owner))
 
+    def over_share(self, name: str) -> str | None:
+        """Why the image's database ``name`` (a clone, or the template) is past its share of the
+        shared server, or None (also on a private server: that disk is the seam's own)."""
+        watchdog = self.dbs.watchdog
+        return watchdog.over_size(name) if watchdog is not None else None
+
     def drop(self, brain: ImageBrain) -> None:
         self.dbs.drop(brain.name)

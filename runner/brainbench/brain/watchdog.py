@@ -149,13 +149,19 @@ class ShareWatchdog:
         self._conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s", (owner,))
         self.ledger.breach(seam, why)
 
-    def size_now(self, database: str) -> int | None:
-        """The size of ``database`` right now (a seed's last check, which no poll can race)."""
+    def over_size(self, database: str) -> str | None:
+        """Why ``database`` is past its share, checked now (a seed's last word, which no poll can
+        race), or None.  Only image-seeded databases have a share."""
         with self._lock:
-            if self._conn is None:
-                return None
-            row = self._conn.execute("SELECT pg_database_size(%s)", (database,)).fetchone()
-        return None if row is None or row[0] is None else int(row[0])
+            if database in self.oversized or self._conn is None:
+                return self.oversized.get(database)
+            for name, owner, seam in self._clones():
+                if name != database:
+                    continue
+                row = self._conn.execute("SELECT pg_database_size(%s)", (database,)).fetchone()
+                if row is not None and row[0] is not None and int(row[0]) > self.share.clone_bytes:
+                    self.cut_off(database, owner, seam, int(row[0]))
+        return self.oversized.get(database)
 
     def close(self) -> None:
         self._stop.set()

@@ -310,6 +310,7 @@ class Runner:
                     watchdog = ShareWatchdog(server.database_url("postgres"), f"{PREFIX}{self.run_id}_", self.share,
                                              self.ledger, dbs.seam_of, dbs.clones)
                     await anyio.to_thread.run_sync(watchdog.start)
+                    dbs.watchdog = watchdog
                 except psycopg.OperationalError as exc:
                     raise ServerError(f"cannot use the brain database server: {exc}".strip()) from exc
 
