@@ -172,3 +172,42 @@ def test_an_image_seeded_database_past_its_share_is_cut_off_alone(pg_server: Any
     finally:
         watchdog.close()
         dbs.close()
+
+
+@pytest.mark.parametrize("seam_temp_bytes, expect_ram", [(1 << 20, True), (1 << 50, False)])
+def test_the_brain_is_in_ram_only_when_every_share_at_once_fits(
+        corpus: tuple[Path, Path], tmp_path: Path, seam_temp_bytes: int, expect_ram: bool) -> None:
+    """/dev/shm is memory: the cluster goes there only with room for every seam's whole share."""
+    import shutil
+    import tempfile
+
+    free = shutil.disk_usage("/dev/shm").free
+    if expect_ram and free < (2 << 30):
+        pytest.skip(f"/dev/shm has {free >> 20} MiB free here: no run would use it")
+    dump = tmp_path / "urls.txt"
+    script = tmp_path / "dump_url.py"
+    script.write_text("import os, sys\nsys.stdin.read()\n"
+                      f"open({str(dump)!r}, 'a').write(os.environ['BRAINBENCH_DATABASE_URL'] + '\\n')\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("TMPDIR", "BRAINBENCH_SCRATCH_DIR")}
+    env |= {"BRAINBENCH_SEAM_COMMAND_CLAUDE_CODE": f"{sys.executable} {script}",
+            "BRAINBENCH_BRAIN_SHARE": json.dumps({"seam_temp_bytes": seam_temp_bytes})}
+    out = tmp_path / "result.json"
+    proc = subprocess.run([sys.executable, "-m", "brainbench.cli", "run", "--fixtures", str(corpus[0]), "--gold",
+                           str(corpus[1]), "--fixture", "kta-001-deal-recall", "--harness", HOSTILE, "--quiet",
+                           "--json", "--out", str(out)], capture_output=True, text=True, env=env, timeout=300,
+                          check=False)
+    assert out.exists(), proc.stderr[-2000:]
+    hosts = {line.split("host=", 1)[1] for line in dump.read_text().splitlines()}
+    assert hosts and all(h.endswith("/gate0") for h in hosts), hosts  # through its gate, never the server
+    where = "/dev/shm/" if expect_ram else tempfile.gettempdir() + "/"
+    assert all(h.startswith(where) for h in hosts), hosts
+
+
+def test_a_bad_share_setting_is_one_line(corpus: tuple[Path, Path], tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "brainbench.cli", "run", "--fixtures", str(corpus[0]), "--gold",
+                           str(corpus[1]), "--fixture", "kta-001-deal-recall", "--quiet",
+                           "--out", str(tmp_path / "r.json")], capture_output=True, text=True, timeout=300,
+                          check=False, env={**os.environ, "BRAINBENCH_BRAIN_SHARE": '{"statement_s": -1}'})
+    assert proc.returncode == 2, proc.stderr
+    assert "BRAINBENCH_BRAIN_SHARE: statement_s: Input should be greater than 0" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -51,7 +51,14 @@ from brainbench.models.shard import ShardInfo, ShardSpec
 from brainbench.models.share import BrainShare, share_from_env
 from brainbench.models.trace import CONTEXT_CAP, TurnTrace
 from brainbench.orchestrator.image_seed import SeededSeam, prepare_seeded_seams, seeded_brains
-from brainbench.orchestrator.launch import ActiveSeam, Providers, remote_docker, run_context, start_seams
+from brainbench.orchestrator.launch import (
+    ActiveSeam,
+    Providers,
+    provider_for,
+    remote_docker,
+    run_context,
+    start_seams,
+)
 from brainbench.orchestrator.outcome import FixtureOutcome, key_records, resumed_outcomes, utc_iso
 from brainbench.orchestrator.progress import RunEvents, Silent
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
@@ -136,6 +143,11 @@ class Runner:
         self.seeds_total = 0
         # Each seam's share of the shared brain, and who went over it (brain/gate.py, brain/watchdog.py).
         self.share = BrainShare()
+        self._share_error: str | None = None
+        try:
+            self.share = share_from_env()
+        except ValueError as exc:
+            self._share_error = str(exc)  # raised in the run, where it is one line (RunAborted)
         self.ledger = ShareLedger()
 
     @property
@@ -277,10 +289,8 @@ class Runner:
     # --- whole run ----------------------------------------------------------------------
 
     async def _run(self, server: PostgresServer) -> None:
-        try:
-            self.share = share_from_env()
-        except ValueError as exc:
-            raise RunAborted(str(exc)) from None
+        if self._share_error:
+            raise RunAborted(self._share_error)
         # A role per (brain, seam): its limit is what one seam's honest hooks hold on one brain
         # (a connection per warm process, or the one call in flight), plus the budget's slack.
         dbs = BrainDatabases(server, self.run_id, list(self.config.harnesses),
@@ -460,7 +470,13 @@ def _open_budgeted(config: RunConfig, runner: Runner, notify: Progress) -> Postg
         notify(describe(brain))
         return brain
     runner.events.phase("starting the embedded brain server (PostgreSQL, Unix socket only)")
-    return open_server(None, max_connections=runner.concurrency.server_max_connections)
+    # Every seam at its whole share at once (temp files; and, where images may seed their own brain, a
+    # clone per seam per job plus templates): the cluster goes to RAM only if that fits.
+    seams = len(set(config.harnesses))
+    imaged = sum(1 for h in set(config.harnesses) if provider_for(config, h) != "local")
+    clones = (runner.jobs + 1) * imaged
+    ram_needed = runner.share.worst_case_bytes(seams, clones)
+    return open_server(None, max_connections=runner.concurrency.server_max_connections, ram_needed=ram_needed)
 
 
 def run_benchmark(config: RunConfig, corpus: Corpus, stages: Stages, events: RunEvents | None = None,
