@@ -64,8 +64,13 @@ class ShareWatchdog:
         self._conn: psycopg.Connection | None = None
         self._thread = threading.Thread(target=self._loop, name="brain-share-watchdog", daemon=True)
 
+    def _connect(self) -> psycopg.Connection:
+        # Its own statements are bounded too: a stalled server must not hold the lock close() needs.
+        return psycopg.connect(self._url, autocommit=True, connect_timeout=15,
+                               options="-c statement_timeout=10000 -c lock_timeout=5000")
+
     def start(self) -> ShareWatchdog:
-        self._conn = psycopg.connect(self._url, autocommit=True, connect_timeout=15)
+        self._conn = self._connect()
         self._thread.start()
         return self
 
@@ -79,7 +84,7 @@ class ShareWatchdog:
                 with contextlib.suppress(psycopg.Error):
                     if self._conn is not None:
                         self._conn.close()
-                    self._conn = psycopg.connect(self._url, autocommit=True, connect_timeout=15)
+                    self._conn = self._connect()
 
     def check(self) -> None:
         """One pass (the thread calls it every ``poll_s``; tests call it directly)."""
@@ -167,8 +172,12 @@ class ShareWatchdog:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(timeout=5)
-        with self._lock:
+        if not self._lock.acquire(timeout=15):
+            return  # a pass still waits on a server that went away: the daemon thread goes with us
+        try:
             if self._conn is not None:
                 with contextlib.suppress(psycopg.Error):
                     self._conn.close()
                 self._conn = None
+        finally:
+            self._lock.release()
