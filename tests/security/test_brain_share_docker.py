@@ -122,3 +122,47 @@ def test_a_seed_writing_until_the_disk_is_full_fails_its_own_fixture(
     assert "ms-002-nondefault-active" in ours and FLOODS not in ours, ours
     assert result["_meta"]["run"]["complete"] is True
     assert _honest_view(result) == _honest_view(clean), "an honest seam's grade moved"
+
+
+SHARE_HOOK = Path(__file__).parent / "hooks" / "share_hook.py"
+HOOK_BASE = "brainbench/claude-code:latest"  # python3 + psycopg; built offline by scripts/build-images
+
+
+def test_a_containers_connection_flood_costs_its_own_seam_only(reference: Path, tmp_path: Path) -> None:
+    """Docker: the seam's container mounts its own gate alone (no other seam's, not the server's
+    socket); 150 connections that never log in stop at its share, its own calls are its faults."""
+    try:
+        import docker
+
+        client = docker.from_env(version="auto")
+        client.images.get(HOOK_BASE)
+    except Exception as exc:
+        pytest.skip(f"no Docker engine or no {HOOK_BASE} ({exc.__class__.__name__}); run: scripts/build-images "
+                    "--offline")
+    image = build_image(client, "bbtest-i26s-share-flood:1", {
+        "Dockerfile": f"FROM {HOOK_BASE}\nCOPY share_hook.py /share/hook.py\nUSER 65534:65534\n"
+                      'ENTRYPOINT ["python3", "/share/hook.py", "--attack", "flood", "--report", "-",'
+                      ' "--times", "2"]\n',
+        "share_hook.py": SHARE_HOOK})
+    corpus = copy_reference_corpus(reference, tmp_path / "corpus", FIXTURES)
+    clean = _run(corpus, tmp_path / "clean.json")
+    seams = tmp_path / "seams.toml"
+    seams.write_text(f'[seams.{HOSTILE}]\nimage = "{image}"\nmode = "exec"\n')
+    result = _run(corpus, tmp_path / "flood.json", "--seams", str(seams))
+
+    cap = result["_meta"]["run"]["concurrency"]["budget"]["per_hook_role"]
+    trace_file = tmp_path / result["_meta"]["trace"]["path"]  # relative: beside the result; else absolute
+    trace = [json.loads(line) for line in trace_file.read_text().splitlines()]
+    reports = [json.loads(line.split("share-report: ", 1)[1]) for row in trace if row["harness"] == HOSTILE
+               for line in (row.get("stderr_tail") or "").splitlines() if line.startswith("share-report: ")]
+    assert len(reports) == 2, reports
+    for report in reports:
+        assert 1 <= report["held"] <= cap and report["refused"] >= 150 - cap, report
+        assert report["messages"] == [f"seam {HOSTILE} holds its share of {cap} brain connections"], report
+        assert report["reach"] and all(v.startswith("blocked") for v in report["reach"].values()), report
+    faults = result["_meta"]["faults"]
+    assert len(faults) >= 2 and all(
+        f["harness"] == HOSTILE and f["fault_class"] == "contract_violation"
+        and f["detail"].startswith(f"seam {HOSTILE} went over its share of the shared brain: more than {cap}")
+        for f in faults), faults
+    assert _honest_view(result) == _honest_view(clean), "an honest seam's grade moved"

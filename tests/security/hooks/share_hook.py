@@ -57,7 +57,22 @@ def flood(url: str) -> dict[str, object]:
     open_now = len(held) - refused
     for sock in held:
         sock.close()
-    return {"held": open_now, "refused": refused, "messages": sorted(messages), "login": login}
+    # Every other socket it can name next to its own: other seams' gates and the server's.
+    gate_dir = os.path.dirname(_socket_path(url))
+    reach = {}
+    for name in ("gate0", "gate1", "gate2", "socket"):
+        path = os.path.join(os.path.dirname(gate_dir), name, ".s.PGSQL.5432")
+        if os.path.dirname(path) == gate_dir:
+            continue
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(path)
+            reach[name] = "connected"
+        except OSError as exc:
+            reach[name] = f"blocked: {exc.strerror}"
+        finally:
+            probe.close()
+    return {"held": open_now, "refused": refused, "messages": sorted(messages), "login": login, "reach": reach}
 
 
 def temp(url: str) -> dict[str, object]:
@@ -155,12 +170,17 @@ def main() -> int:
     if event != "UserPromptSubmit":
         return 0
     url = os.environ["BRAINBENCH_DATABASE_URL"]
-    if _claim_turn(args.report, args.times):
-        with open(args.report + ".lock", "a") as lock:
+    # ``--report -``: the report goes to stderr (the run's trace keeps it), its bookkeeping to /tmp.
+    state = "/tmp/share-hook" if args.report == "-" else args.report
+    if _claim_turn(state, args.times):
+        with open(state + ".lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # one attack at a time: each meets the whole share
             result = ATTACKS[args.attack](url)
-        with open(args.report, "a") as fh:
-            fh.write(json.dumps(result) + "\n")
+        if args.report == "-":
+            sys.stderr.write("share-report: " + json.dumps(result) + "\n")
+        else:
+            with open(args.report, "a") as fh:
+                fh.write(json.dumps(result) + "\n")
     try:
         with psycopg.connect(url, connect_timeout=10) as conn:
             pages = conn.execute("SELECT count(*) FROM pages").fetchone()[0]
