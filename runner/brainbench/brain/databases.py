@@ -47,7 +47,7 @@ class BrainDatabases:
     def __init__(self, server: PostgresServer, run_id: str, seams: Sequence[str] = (), *,
                  connection_limit: int = roles.DEFAULT_CONNECTION_LIMIT,
                  statement_timeout_ms: int = roles.DEFAULT_STATEMENT_TIMEOUT_MS,
-                 temp_file_limit_kb: int = roles.DEFAULT_TEMP_FILE_LIMIT_KB,
+                 temp_file_limit_kb: int | None = roles.DEFAULT_TEMP_FILE_LIMIT_KB,
                  guard: ConnectionGuard | None = None) -> None:
         self.server = server
         # Set for a server an image controls (a private brain): every admin connection bounded in time.
@@ -56,7 +56,7 @@ class BrainDatabases:
         self.seams = tuple(dict.fromkeys(seams))
         self.connection_limit = connection_limit
         self.statement_timeout_ms = statement_timeout_ms
-        self.temp_file_limit_kb = temp_file_limit_kb
+        self.temp_file_limit_kb: int | None = temp_file_limit_kb
         # Each seam's own door to the server (brain/gate.py), when the run has one: a hook URL
         # names it instead of the server's socket.
         self.gates: SeamGates | None = None
@@ -86,6 +86,8 @@ class BrainDatabases:
     def prepare(self) -> None:
         with self._admin() as conn:
             roles.check_privileges(conn)
+            if not roles.may_set_temp_file_limit(conn):
+                self.temp_file_limit_kb = None  # the watchdog's per-seam bound is what is left (SECURITY-BRAIN.md)
             self._file_copy = conn.info.server_version >= 150000
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(self.template)))
             self._remember(self.template)

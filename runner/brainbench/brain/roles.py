@@ -96,6 +96,18 @@ def check_privileges(conn: psycopg.Connection) -> None:
             "embedded server (no --database-url)")
 
 
+def may_set_temp_file_limit(conn: psycopg.Connection) -> bool:
+    """Whether the runner's role may set ``temp_file_limit`` on a hook role: a superuser, or (PostgreSQL
+    15+) a role granted ``SET`` on it; a ``--database-url`` role with only CREATEDB CREATEROLE may not."""
+    row = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
+    if row is not None and row[0]:
+        return True
+    if conn.info.server_version < 150000:
+        return False
+    granted = conn.execute("SELECT has_parameter_privilege('temp_file_limit', 'SET')").fetchone()
+    return bool(granted and granted[0])
+
+
 def lock_database(admin: psycopg.Connection, database: str) -> None:
     """Nobody but the runner and the roles granted below may connect or create temp tables."""
     admin.execute(sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(sql.Identifier(database)))
@@ -109,8 +121,9 @@ def lock_schema(conn: psycopg.Connection) -> None:
 def create_hook_roles(admin: psycopg.Connection, database: str, seams: Sequence[str], run_id: str, *,
                       connection_limit: int = DEFAULT_CONNECTION_LIMIT,
                       statement_timeout_ms: int = DEFAULT_STATEMENT_TIMEOUT_MS,
-                      temp_file_limit_kb: int = DEFAULT_TEMP_FILE_LIMIT_KB) -> dict[str, HookRole]:
-    """One login role per seam, allowed to connect to ``database`` only."""
+                      temp_file_limit_kb: int | None = DEFAULT_TEMP_FILE_LIMIT_KB) -> dict[str, HookRole]:
+    """One login role per seam, allowed to connect to ``database`` only (``temp_file_limit_kb`` None:
+    the runner's role may not set that superuser-only parameter, see :func:`may_set_temp_file_limit`)."""
     roles: dict[str, HookRole] = {}
     comment = label(run_id)
     for seam in seams:
@@ -121,11 +134,12 @@ def create_hook_roles(admin: psycopg.Connection, database: str, seams: Sequence[
             " COMMENT ON ROLE {role} IS {comment};"
             " ALTER ROLE {role} SET statement_timeout = {timeout};"
             " ALTER ROLE {role} SET idle_in_transaction_session_timeout = {timeout};"
-            " ALTER ROLE {role} SET temp_file_limit = {temp};"
+            "{temp}"
             " GRANT CONNECT ON DATABASE {db} TO {role}").format(
             role=ident, limit=sql.Literal(int(connection_limit)), password=sql.Literal(role.password),
             comment=sql.Literal(comment), timeout=sql.Literal(int(statement_timeout_ms)),
-            temp=sql.Literal(int(temp_file_limit_kb)),
+            temp=sql.SQL("") if temp_file_limit_kb is None else sql.SQL(
+                " ALTER ROLE {} SET temp_file_limit = {};").format(ident, sql.Literal(int(temp_file_limit_kb))),
             db=sql.Identifier(database)))
         roles[seam] = role
     return roles

@@ -92,9 +92,18 @@ class ShareWatchdog:
             conn = self._conn
             if conn is None:
                 return
-            self._time(conn)
-            self._temp(conn)
-            self._sizes(conn)
+            # Each on its own: a runner role that may not list temp files (a --database-url role
+            # without superuser) still has the other checks.
+            failed: psycopg.Error | None = None
+            for check in (self._time, self._temp, self._sizes):
+                try:
+                    check(conn)
+                except psycopg.errors.InsufficientPrivilege:
+                    continue
+                except psycopg.Error as exc:
+                    failed = failed or exc
+            if failed is not None:
+                raise failed
 
     def _end(self, conn: psycopg.Connection, pid: int) -> None:
         conn.execute("SELECT pg_terminate_backend(%s)", (pid,))
