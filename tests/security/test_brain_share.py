@@ -60,11 +60,20 @@ def clean(corpus: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -
     return result
 
 
-def _hostile_run(corpus: tuple[Path, Path], tmp_path: Path, attack: str) -> tuple[dict[str, Any], list[dict]]:
+@pytest.fixture(scope="module")
+def clean_exec(corpus: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Exec mode: every honest call logs in anew, so a flood that starved the server would show."""
+    result = _run(corpus, tmp_path_factory.mktemp("clean-exec") / "result.json", env={"BRAINBENCH_MODE": "exec"})
+    assert not result["_meta"]["faults"], result["_meta"]["faults"][:3]
+    return result
+
+
+def _hostile_run(corpus: tuple[Path, Path], tmp_path: Path, attack: str,
+                 env: dict[str, str] | None = None) -> tuple[dict[str, Any], list[dict]]:
     report = tmp_path / "attacks.jsonl"
     command = f"{sys.executable} {HOOK} --attack {attack} --report {report} --times {ATTACKING_CALLS}"
     result = _run(corpus, tmp_path / "result.json", env={"BRAINBENCH_SEAM_COMMAND_CLAUDE_CODE": command,
-                                                         "BRAINBENCH_BRAIN_SHARE": json.dumps(SHARE)})
+                                                         "BRAINBENCH_BRAIN_SHARE": json.dumps(SHARE), **(env or {})})
     calls = [json.loads(line) for line in report.read_text().splitlines()]
     assert len(calls) == ATTACKING_CALLS, calls
     return result, calls
@@ -85,16 +94,18 @@ def _assert_own_fault_only(result: dict[str, Any], clean: dict[str, Any], what: 
 
 
 def test_a_flood_of_connections_that_never_log_in_costs_its_own_seam_only(
-        corpus: tuple[Path, Path], clean: dict[str, Any], tmp_path: Path) -> None:
-    result, calls = _hostile_run(corpus, tmp_path, "flood")
+        corpus: tuple[Path, Path], clean_exec: dict[str, Any], tmp_path: Path) -> None:
+    # Without the gate, 400 pending logins held for 8 s leave the server "too many clients" for the
+    # honest seams' calls in that time (seen on main before the gate: their turns became infra_error).
+    result, calls = _hostile_run(corpus, tmp_path, "flood", {"BRAINBENCH_MODE": "exec"})
     cap = result["_meta"]["run"]["concurrency"]["budget"]["per_hook_role"]
     for call in calls:
         assert 1 <= call["held"] <= cap, call  # its other calls may hold some of the share at that moment
-        assert call["refused"] >= 150 - cap, call
+        assert call["refused"] >= 400 - cap, call
         assert call["messages"] == [f"seam {HOSTILE} holds its share of {cap} brain connections"], call
         # A login while the flood holds the share is refused, unless its other call let go meanwhile.
         assert call["login"] == "got in: (1,)" or "holds its share" in call["login"], call
-    _assert_own_fault_only(result, clean, f"more than {cap} connections open at once")
+    _assert_own_fault_only(result, clean_exec, f"more than {cap} connections open at once")
 
 
 def test_temp_files_past_the_seams_share_end_its_own_sessions(

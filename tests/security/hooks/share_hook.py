@@ -1,7 +1,7 @@
 """A hook that tries to take more than its seam's share of the shared brain, then answers.
 
 ``--attack`` picks what it does on its first ``--times`` prompts (SessionStart and later
-prompts just answer): ``flood`` opens up to 150 connections to its database socket and
+prompts just answer): ``flood`` opens 400 connections to its database socket and
 never logs in; ``temp`` tries to raise ``temp_file_limit``, runs one sort past it, then holds
 sorted cursors on three connections; ``timeout`` lifts ``statement_timeout`` (and the idle
 one) and runs a statement that catches every cancel, then idles in a transaction.  Every
@@ -23,6 +23,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import psycopg
 
+# More than the postmaster's children (2 × max_connections): enough to starve a server without a gate.
+FLOOD = 400
+
 
 def _socket_path(url: str) -> str:
     host = parse_qs(urlsplit(url).query)["host"][0]
@@ -32,7 +35,7 @@ def _socket_path(url: str) -> str:
 def flood(url: str) -> dict[str, object]:
     """Connections that never log in: how many the gate held open, and what the others heard."""
     held: list[socket.socket] = []
-    for _ in range(150):
+    for _ in range(FLOOD):
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             sock.connect(_socket_path(url))
@@ -40,7 +43,8 @@ def flood(url: str) -> dict[str, object]:
             sock.close()
             return {"connect_error": str(exc)}
         held.append(sock)
-    time.sleep(1.0)  # the gate has accepted (and counted, or refused) every one
+    time.sleep(8.0)  # the gate has accepted (and counted, or refused) every one; other seams' calls (and their
+    # retries, executors/retry.py) run meanwhile
     refused, messages = 0, set()
     for sock in held:
         readable, _, _ = select.select([sock], [], [], 0)
