@@ -282,7 +282,7 @@ class Runner:
         # An image that seeds its own brain (seed contract v1) has no path to a trust fixture's brain.
         seams = {h: s for h, s in self.seams.items() if h not in self.seeded}
         unit = TrustUnit(brain=lambda: self._brain(dbs), seams=seams, stages=self._stages, workroot=workroot,
-                         env=self._env, keep=self.config.keep)
+                         env=self._env, keep=self.config.keep, share=self.ledger)
         score, shown = await unit.run(item)
         return FixtureOutcome(rows=shown.rows, faults=shown.faults, traces=shown.traces, trust=score)
 
