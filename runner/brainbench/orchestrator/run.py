@@ -470,10 +470,12 @@ def _open_budgeted(config: RunConfig, runner: Runner, notify: Progress) -> Postg
         notify(describe(brain))
         return brain
     runner.events.phase("starting the embedded brain server (PostgreSQL, Unix socket only)")
-    # Every seam at its whole share at once (temp files; and, where images may seed their own brain, a
-    # clone per seam per job plus templates): the cluster goes to RAM only if that fits.
+    # Every seam at its whole share at once (temp files; and, where a named image may seed its own brain,
+    # a clone per job plus its template): the cluster goes to RAM only if that fits.  Our own seam
+    # images seed nothing; a clone's share is enforced wherever the cluster is, only its place is chosen.
     seams = len(set(config.harnesses))
-    imaged = sum(1 for h in set(config.harnesses) if provider_for(config, h) != "local")
+    imaged = sum(1 for h in set(config.harnesses)
+                 if provider_for(config, h) != "local" and (config.seams.get(h) and config.seams[h].image))
     clones = (runner.jobs + 1) * imaged
     ram_needed = runner.share.worst_case_bytes(seams, clones)
     return open_server(None, max_connections=runner.concurrency.server_max_connections, ram_needed=ram_needed)
