@@ -128,9 +128,39 @@ SHARE_HOOK = Path(__file__).parent / "hooks" / "share_hook.py"
 HOOK_BASE = "brainbench/claude-code:latest"  # python3 + psycopg; built offline by scripts/build-images
 
 
-def test_a_containers_connection_flood_costs_its_own_seam_only(reference: Path, tmp_path: Path) -> None:
-    """Docker: the seam's container mounts its own gate alone (no other seam's, not the server's
-    socket); 400 connections that never log in stop at its share, its own calls are its faults."""
+# The local tests' shrunk shares (test_brain_share.py), met in seconds.
+SHARE = {"temp_file_limit_kb": 2048, "seam_temp_bytes": 1 << 20, "statement_s": 3, "grace_s": 1, "poll_s": 0.25}
+
+
+def _check_flood(report: dict[str, Any], cap: int) -> str:
+    assert 1 <= report["held"] <= cap and report["refused"] >= 400 - cap, report
+    assert report["messages"] == [f"seam {HOSTILE} holds its share of {cap} brain connections"], report
+    # Its container mounts its own gate alone: no other seam's gate, not the server's socket.
+    assert report["reach"] and all(v.startswith("blocked") for v in report["reach"].values()), report
+    return f"more than {cap} connections open at once"
+
+
+def _check_temp(report: dict[str, Any], cap: int) -> str:
+    assert report["raise_limit"] == "refused: InsufficientPrivilege", report
+    assert report["big_sort"].startswith("refused") and "temp_file_limit" in report["big_sort"], report
+    assert report["cursors_alive"] <= 1, report
+    return "temporary files reached"
+
+
+def _check_timeout(report: dict[str, Any], cap: int) -> str:
+    bound = SHARE["statement_s"] + SHARE["grace_s"]
+    assert report["statement"].startswith("ended: terminating connection"), report
+    assert bound <= report["statement_s"] < bound + 4, report
+    assert report["idle"] == "ended" and bound <= report["idle_s"] < bound + 4, report
+    return f"past {SHARE['statement_s']} s"
+
+
+@pytest.mark.parametrize("attack, check", [("flood", _check_flood), ("temp", _check_temp),
+                                           ("timeout", _check_timeout)])
+def test_a_containers_grab_at_the_shared_brain_costs_its_own_seam_only(
+        reference: Path, tmp_path: Path, attack: str, check: Any) -> None:
+    """Docker: the hook of test_brain_share.py as an image (exec mode) behind claude-code; its seam's
+    share holds from a container as from a local process, and only its own calls fail."""
     try:
         import docker
 
@@ -139,16 +169,17 @@ def test_a_containers_connection_flood_costs_its_own_seam_only(reference: Path, 
     except Exception as exc:
         pytest.skip(f"no Docker engine or no {HOOK_BASE} ({exc.__class__.__name__}); run: scripts/build-images "
                     "--offline")
-    image = build_image(client, "bbtest-i26s-share-flood:1", {
+    image = build_image(client, f"bbtest-i26s-share-{attack}:1", {
         "Dockerfile": f"FROM {HOOK_BASE}\nCOPY share_hook.py /share/hook.py\nUSER 65534:65534\n"
-                      'ENTRYPOINT ["python3", "/share/hook.py", "--attack", "flood", "--report", "-",'
+                      f'ENTRYPOINT ["python3", "/share/hook.py", "--attack", "{attack}", "--report", "-",'
                       ' "--times", "2"]\n',
         "share_hook.py": SHARE_HOOK})
     corpus = copy_reference_corpus(reference, tmp_path / "corpus", FIXTURES)
     clean = _run(corpus, tmp_path / "clean.json")
     seams = tmp_path / "seams.toml"
     seams.write_text(f'[seams.{HOSTILE}]\nimage = "{image}"\nmode = "exec"\n')
-    result = _run(corpus, tmp_path / "flood.json", "--seams", str(seams))
+    result = _run(corpus, tmp_path / "hostile.json", "--seams", str(seams),
+                  env={"BRAINBENCH_BRAIN_SHARE": json.dumps(SHARE)})
 
     cap = result["_meta"]["run"]["concurrency"]["budget"]["per_hook_role"]
     trace_file = tmp_path / result["_meta"]["trace"]["path"]  # relative: beside the result; else absolute
@@ -156,13 +187,11 @@ def test_a_containers_connection_flood_costs_its_own_seam_only(reference: Path, 
     reports = [json.loads(line.split("share-report: ", 1)[1]) for row in trace if row["harness"] == HOSTILE
                for line in (row.get("stderr_tail") or "").splitlines() if line.startswith("share-report: ")]
     assert len(reports) == 2, reports
-    for report in reports:
-        assert 1 <= report["held"] <= cap and report["refused"] >= 400 - cap, report
-        assert report["messages"] == [f"seam {HOSTILE} holds its share of {cap} brain connections"], report
-        assert report["reach"] and all(v.startswith("blocked") for v in report["reach"].values()), report
+    (what,) = {check(report, cap) for report in reports}  # every report checked; one label
     faults = result["_meta"]["faults"]
     assert len(faults) >= 2 and all(
         f["harness"] == HOSTILE and f["fault_class"] == "contract_violation"
-        and f["detail"].startswith(f"seam {HOSTILE} went over its share of the shared brain: more than {cap}")
+        and f["detail"].startswith(f"seam {HOSTILE} went over its share of the shared brain: ")
         for f in faults), faults
+    assert any(what in f["detail"] for f in faults), faults
     assert _honest_view(result) == _honest_view(clean), "an honest seam's grade moved"
