@@ -1,16 +1,16 @@
 """Each seam's door to the shared brain: a Unix-socket relay that caps its open connections.
 
 A role's ``CONNECTION LIMIT`` is checked only once a login completes.  Before that, every
-connection holds a server backend (and a ``max_connections`` slot) for up to
-``authentication_timeout``, whoever opened it: a hook that opens connections and never
-finishes the login would starve every seam.  So no hook reaches the server itself.  Each
+connection holds a server backend process for up to ``authentication_timeout``, whoever opened
+it: a hook that opens a few hundred and never finishes the login leaves the server "sorry, too
+many clients already" for every seam (seen: the honest seams' turns became ``infra_error``).  So no hook reaches the server itself.  Each
 seam gets a socket of its own (``<dir>/.s.PGSQL.5432``), and a relay passes what comes in
 there to the server's socket, counting that seam's connections from ``accept`` on,
 pending logins included.  Past its cap a new connection is answered with one PostgreSQL
 error (``53300``) and closed, so the flood costs that seam alone.
 
 The relay is a process of its own with one ``selectors`` loop: in the runner's process its
-threads would wait for the GIL on every message (measured: twice the run's wall time).  It
+threads would wait for the GIL on every message (measured here: about twice the run's wall time).  It
 exits when the runner does (its stdin closes) and reports each refusal on stdout as
 ``seam<TAB>what``.  Only the byte stream is relayed: authentication is still the
 server's (scram-sha-256), and the relay never reads a password.
@@ -37,6 +37,7 @@ SOCKET_NAME = ".s.PGSQL.5432"
 _SOCKET_PATH_MAX = 107  # sizeof(sun_path) - 1 on Linux
 _CHUNK = 1 << 16
 _READY = "ready"
+_UPSTREAM_TIMEOUT_S = 2.0
 
 Breach = Callable[[str, str], None]  # (seam, what it did)
 
@@ -115,8 +116,11 @@ class _Relay:
                       flush=True)
                 continue
             up = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            # A local socket answers at once or refuses; a stopped server with a full backlog would
+            # block the one loop every seam's connections go through, so not for long.
+            up.settimeout(_UPSTREAM_TIMEOUT_S)
             try:
-                up.connect(self.upstream)  # a local socket: at once, or refused
+                up.connect(self.upstream)
             except OSError:
                 up.close()
                 client.close()  # the hook sees what it would see with the server down
