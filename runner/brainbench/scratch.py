@@ -16,9 +16,13 @@ RAM_DIR = Path("/dev/shm")
 RAM_MIN_FREE = 1 << 30
 
 
-def scratch_parent() -> Path:
-    """``BRAINBENCH_SCRATCH_DIR``, else an explicitly set ``TMPDIR``, else /dev/shm with ≥ 1 GiB free,
-    else the temp dir.
+def scratch_parent(ram_needed: int = 0) -> Path:
+    """``BRAINBENCH_SCRATCH_DIR``, else an explicitly set ``TMPDIR``, else /dev/shm with ≥ 1 GiB free
+    beyond ``ram_needed``, else the temp dir.
+
+    ``ram_needed`` is what the brain may grow by when every seam takes its whole share at once
+    (``BrainShare.worst_case_bytes``): /dev/shm is memory, and a full brain must never cost the
+    machine's; on disk the same bounds only cost disk.
 
     An explicit TMPDIR wins over /dev/shm because it may be load-bearing: under compose
     the runner's TMPDIR is a host dir mounted at the same path, so that sibling seam
@@ -30,7 +34,7 @@ def scratch_parent() -> Path:
     try:
         if os.access(RAM_DIR, os.W_OK | os.X_OK):
             stats = os.statvfs(RAM_DIR)
-            if stats.f_bavail * stats.f_frsize >= RAM_MIN_FREE:
+            if stats.f_bavail * stats.f_frsize >= RAM_MIN_FREE + ram_needed:
                 return RAM_DIR
     except OSError:
         pass

@@ -63,14 +63,23 @@ def _honest_view(result: dict[str, Any]) -> tuple[str, str]:
     return json.dumps(rows, sort_keys=True), json.dumps(cells, sort_keys=True)
 
 
+OVER_SHARE = f"seam {HOSTILE} went over its share of the shared brain: more than"
+
+
 def _assert_contained(result: dict[str, Any], clean: dict[str, Any]) -> None:
-    breaches = [f for f in result["_meta"]["faults"] if f["harness"] == HOSTILE]
+    # Taking every connection it can, while its other calls hold theirs, is more than its seam's
+    # share (brain/gate.py): those calls are its own contract violations, and nothing else is a fault.
+    over = {(f["fixture_id"], f["turn_id"]) for f in result["_meta"]["faults"]
+            if f["harness"] == HOSTILE and f["fault_class"] == "contract_violation"
+            and f["detail"].startswith(OVER_SHARE)}
+    breaches = [f for f in result["_meta"]["faults"] if (f["fixture_id"], f["turn_id"]) not in over]
     assert not breaches, f"the hostile hook got through: {breaches[:3]}"
-    assert not result["_meta"]["faults"], result["_meta"]["faults"][:3]
+    assert all(f["harness"] == HOSTILE for f in result["_meta"]["faults"]), result["_meta"]["faults"][:3]
     hostile_rows = [r for r in result["turn_rows"] if r["harness"] == HOSTILE]
     assert hostile_rows, "the hostile seam was never called"
-    # It answered every turn: every attack failed and its own brain stayed readable.
-    assert all(r["injected_tokens"] > 0 for r in hostile_rows), hostile_rows[:3]
+    # It answered every other turn: every attack failed and its own brain stayed readable.
+    answered = [r for r in hostile_rows if (r["fixture_id"], r["turn_id"]) not in over]
+    assert answered and all(r["injected_tokens"] > 0 for r in answered), hostile_rows[:3]
     assert _honest_view(result) == _honest_view(clean), "an honest seam's grade moved"
 
 
@@ -101,8 +110,11 @@ def test_hostile_hook_program_is_contained_and_honest_seams_do_not_move(
                        "create temp table", "_tmpl", "connect to postgres", "exceed connection limit",
                        "read other sessions", "log in as postgres"):
             assert family in names, f"attack {family!r} was not tried"
-        # It got exactly its role's limit, never more (the limit is the run's connection budget's).
-        assert re.fullmatch(r"blocked: (\d+) of limit \1", call["results"]["exceed connection limit"]), call
+        # It got exactly its role's limit, or less when its seam's gate stopped it first; never more.
+        pool = call["results"]["exceed connection limit"]
+        got = re.fullmatch(r"blocked: (\d+) of limit \1", pool) or re.fullmatch(
+            r"blocked by its seam's gate: (\d+) of limit (\d+)", pool)
+        assert got and int(got.group(1)) <= int(got.groups()[-1]), call
     assert any(call["pages"] > 0 for call in calls), "the hook never saw its own brain: attacks proved nothing"
     # Different fixtures' databases were in reach by name, none by connection.
     assert any(k.startswith("connect to bb_") and not k.endswith("_tmpl") for c in calls for k in c["results"])

@@ -14,8 +14,8 @@ Who holds connections, at most:
   bound is its hook role's ``CONNECTION LIMIT`` (:func:`hook_role_connection_limit`),
   so a hostile hook cannot take more than an honest one would;
 * the runner: one pooled connection per leased brain (seeding, write-back and
-  scoring share it), and at most ``ADMIN_CONNECTIONS`` for CREATE/DROP DATABASE,
-  migrations and sweeps;
+  scoring share it), at most ``ADMIN_CONNECTIONS`` for CREATE/DROP DATABASE,
+  migrations and sweeps, and the share watchdog's one;
 * a margin for backends of just-closed connections, which free their slot a
   moment after the client has gone.
 """
@@ -40,6 +40,8 @@ HOOK_CONNECTIONS_PER_PROCESS = 8
 # outlives its process by a moment: both briefly hold a slot twice.
 HOOK_ROLE_SLACK = 2
 ADMIN_CONNECTIONS = 2
+# The share watchdog's one superuser connection (brain/watchdog.py), held for the whole run.
+WATCHDOG_CONNECTIONS = 1
 # PostgreSQL's default; the embedded server keeps it so a superuser can always get in.
 EMBEDDED_SUPERUSER_RESERVED = 3
 # Each slot costs the embedded server shared memory (locks, PGPROC): ~1000 stays small.
@@ -112,12 +114,13 @@ def connection_budget(jobs: int, modes: Sequence[Mode], cpu: int | None = None) 
     seams = max(1, len(modes))
     per_role = max(hook_role_connection_limit(jobs, m, cpu) for m in (modes or ["stream"]))
     hooks = seams * per_role
-    runner = jobs + ADMIN_CONNECTIONS
+    runner = jobs + ADMIN_CONNECTIONS + WATCHDOG_CONNECTIONS
     margin = 4 + (hooks + runner) // 10
     return ConnectionBudget(
         jobs=jobs, seams=seams, modes=list(modes),
         warm_workers_per_seam=warm_workers(jobs, cpu) if "stream" in modes else 0,
-        per_hook_role=per_role, hooks=hooks, runner_brains=jobs, admin=ADMIN_CONNECTIONS, margin=margin,
+        per_hook_role=per_role, hooks=hooks, runner_brains=jobs, admin=ADMIN_CONNECTIONS + WATCHDOG_CONNECTIONS,
+        margin=margin,
         total=hooks + runner + margin)
 
 

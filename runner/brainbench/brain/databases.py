@@ -21,9 +21,11 @@ from psycopg import sql
 
 from brainbench.brain import roles
 from brainbench.brain.budget import ADMIN_CONNECTIONS
+from brainbench.brain.gate import SeamGates, via_gate
 from brainbench.brain.guarded import ConnectionGuard
 from brainbench.brain.roles import HookRole
 from brainbench.brain.server import PostgresServer, first_line
+from brainbench.brain.watchdog import ShareWatchdog
 from brainbench.models.owner import Owner
 from brainbench.ownership import swept
 
@@ -45,6 +47,7 @@ class BrainDatabases:
     def __init__(self, server: PostgresServer, run_id: str, seams: Sequence[str] = (), *,
                  connection_limit: int = roles.DEFAULT_CONNECTION_LIMIT,
                  statement_timeout_ms: int = roles.DEFAULT_STATEMENT_TIMEOUT_MS,
+                 temp_file_limit_kb: int | None = roles.DEFAULT_TEMP_FILE_LIMIT_KB,
                  guard: ConnectionGuard | None = None) -> None:
         self.server = server
         # Set for a server an image controls (a private brain): every admin connection bounded in time.
@@ -53,6 +56,16 @@ class BrainDatabases:
         self.seams = tuple(dict.fromkeys(seams))
         self.connection_limit = connection_limit
         self.statement_timeout_ms = statement_timeout_ms
+        self.temp_file_limit_kb: int | None = temp_file_limit_kb
+        # Each seam's own door to the server (brain/gate.py), when the run has one: a hook URL
+        # names it instead of the server's socket.
+        self.gates: SeamGates | None = None
+        # The run's share watchdog on this server (brain/watchdog.py); None on a seam's private server.
+        self.watchdog: ShareWatchdog | None = None
+        # Which seam each hook role is (the watchdog's attribution), and the image-seeded
+        # databases with their owner role and seam (the watchdog's size checks).
+        self._role_seams: dict[str, str] = {}
+        self._clones: dict[str, tuple[str, str]] = {}
         self.template = f"{PREFIX}{run_id}_tmpl"
         self._counter = itertools.count(1)
         self._created: list[str] = []
@@ -75,6 +88,8 @@ class BrainDatabases:
     def prepare(self) -> None:
         with self._admin() as conn:
             roles.check_privileges(conn)
+            if not roles.may_set_temp_file_limit(conn):
+                self.temp_file_limit_kb = None  # the watchdog's per-seam bound is what is left (SECURITY-BRAIN.md)
             self._file_copy = conn.info.server_version >= 150000
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(self.template)))
             self._remember(self.template)
@@ -98,12 +113,34 @@ class BrainDatabases:
         """A superuser connection within the run's admin budget (image-seeded brains use it too)."""
         return self._admin(database)
 
-    def adopt(self, name: str, owned_roles: dict[str, HookRole]) -> None:
-        """Drop ``name`` (and then its roles) with the run's own databases, at ``drop`` or ``close``."""
+    def adopt(self, name: str, owned_roles: dict[str, HookRole], seam: str | None = None) -> None:
+        """Drop ``name`` (and then its roles) with the run's own databases, at ``drop`` or ``close``.
+
+        ``seam``: the image-seeded seam whose owner roles these are (watched for size and time)."""
         with self._lock:
             if name not in self._created:
                 self._created.append(name)
             self._roles.setdefault(name, {}).update(owned_roles)
+            if seam is not None:
+                for role in owned_roles.values():
+                    self._role_seams[role.name] = seam
+                    self._clones[name] = (role.name, seam)
+
+    def seam_of(self, role: str) -> str | None:
+        """The seam a hook role of this run belongs to (None: not a hook's)."""
+        with self._lock:
+            return self._role_seams.get(role)
+
+    def clones(self) -> list[tuple[str, str, str]]:
+        """(database, owner role, seam) of every image-seeded database alive now."""
+        with self._lock:
+            return [(name, role, seam) for name, (role, seam) in self._clones.items()]
+
+    def hook_url(self, seam: str, database: str, role: HookRole) -> str:
+        """``role``'s URL for ``database`` as ``seam`` reaches it: through its gate when it has one."""
+        url = self.server.role_url(database, role.name, role.password)
+        directory = self.gates.directory(seam) if self.gates is not None else None
+        return via_gate(url, directory) if directory else url
 
     def create(self) -> tuple[str, str]:
         """A fresh brain; returns (database name, the runner's URL).  Its hook roles are in ``hook_roles``."""
@@ -121,9 +158,11 @@ class BrainDatabases:
                 self._roles[name] = {}
             made = roles.create_hook_roles(conn, name, self.seams, self.run_id,
                                            connection_limit=self.connection_limit,
-                                           statement_timeout_ms=self.statement_timeout_ms)
+                                           statement_timeout_ms=self.statement_timeout_ms,
+                                           temp_file_limit_kb=self.temp_file_limit_kb)
             with self._lock:
                 self._roles[name] = made
+                self._role_seams.update({role.name: seam for seam, role in made.items()})
         return name, self.server.database_url(name)
 
     def hook_roles(self, name: str) -> dict[str, HookRole]:
@@ -145,7 +184,7 @@ class BrainDatabases:
             name, url = self.create()
             made = self.hook_roles(name)
             brain = Brain(name, url, psycopg.connect(url, autocommit=True),
-                          {seam: self.server.role_url(name, r.name, r.password) for seam, r in made.items()})
+                          {seam: self.hook_url(seam, name, r) for seam, r in made.items()})
             roles.grant_reads(brain.conn, list(made.values()))
         try:
             yield brain
@@ -187,6 +226,11 @@ class BrainDatabases:
                     kept[seam] = role
                     self._problem(f"role {role.name}: {first_line(exc)}")
         with self._lock:
+            for seam, role in made.items():
+                if seam not in kept:
+                    self._role_seams.pop(role.name, None)
+            if dropped:
+                self._clones.pop(name, None)
             if dropped and not kept:
                 if name in self._created:
                     self._created.remove(name)

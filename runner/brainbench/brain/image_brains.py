@@ -94,8 +94,9 @@ class ImageSeededBrains:
         roles.lock_database(conn, name)
         made = roles.create_hook_roles(conn, name, [OWNER], self.dbs.run_id,
                                        connection_limit=self.dbs.connection_limit,
-                                       statement_timeout_ms=self.dbs.statement_timeout_ms)
-        self.dbs.adopt(name, made)
+                                       statement_timeout_ms=self.dbs.statement_timeout_ms,
+                                       temp_file_limit_kb=self.dbs.temp_file_limit_kb)
+        self.dbs.adopt(name, made, seam=self.seam)
         return made[OWNER]
 
     def prepare_template(self) -> str:
@@ -125,7 +126,7 @@ class ImageSeededBrains:
                 return self.dbs.server.database_url(self.template)
             roles.lock_schema(conn)
             conn.execute(sql.SQL("ALTER SCHEMA public OWNER TO {}").format(sql.Identifier(role.name)))
-        return self.dbs.server.role_url(self.template, role.name, role.password)
+        return self.dbs.hook_url(self.seam, self.template, role)
 
     def seal_template(self) -> None:
         """After ``init``: nobody may connect to the template any more (a copy needs it idle)."""
@@ -158,7 +159,13 @@ class ImageSeededBrains:
         with self.dbs.admin(name) as conn:
             conn.execute(sql.SQL("REASSIGN OWNED BY {} TO {}").format(
                 sql.Identifier(self._template_role.name), sql.Identifier(owner.name)))
-        return ImageBrain(name, self.dbs.server.role_url(name, owner.name, owner.password))
+        return ImageBrain(name, self.dbs.hook_url(self.seam, name, owner))
+
+    def over_share(self, name: str) -> str | None:
+        """Why the image's database ``name`` (a clone, or the template) is past its share of the
+        shared server, or None (also on a private server: that disk is the seam's own)."""
+        watchdog = self.dbs.watchdog
+        return watchdog.over_size(name) if watchdog is not None else None
 
     def drop(self, brain: ImageBrain) -> None:
         self.dbs.drop(brain.name)

@@ -10,8 +10,10 @@ of its own per (brain database, seam):
 * ``CONNECT`` on its one database only (``CONNECT`` and ``TEMPORARY`` are revoked from
   ``PUBLIC`` on every BrainBench database, the template included), ``USAGE`` on the
   schema and ``SELECT`` on the brain tables, nothing else: write-back is the runner's job;
-* a ``CONNECTION LIMIT`` (a hook cannot starve the server of connections) and a
-  ``statement_timeout`` / ``idle_in_transaction_session_timeout`` (nor hold it busy).
+* a ``CONNECTION LIMIT`` (a hook cannot starve the server of connections), a
+  ``statement_timeout`` / ``idle_in_transaction_session_timeout`` (nor hold it busy; the
+  role may lift these, so ``brain/watchdog.py`` enforces them from outside) and a
+  ``temp_file_limit``, which only a superuser may change.
 
 Why per pooled database and not per lease: databases are pooled and reused across
 fixtures of one run, and two concurrent leases are always different databases, so a
@@ -44,6 +46,8 @@ ROLE_PREFIX = "bb_"
 HOOK_TABLES = ("sources", "pages", "page_aliases", "facts", "config", "write_gate_receipts")
 DEFAULT_CONNECTION_LIMIT = 8
 DEFAULT_STATEMENT_TIMEOUT_MS = 30_000
+# temp_file_limit (kB) per backend: superuser-only (PGC_SUSET), so a hook role cannot raise it.
+DEFAULT_TEMP_FILE_LIMIT_KB = 65_536
 _ATTRIBUTES = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS"
 
 
@@ -93,6 +97,18 @@ def check_privileges(conn: psycopg.Connection) -> None:
             "embedded server (no --database-url)")
 
 
+def may_set_temp_file_limit(conn: psycopg.Connection) -> bool:
+    """Whether the runner's role may set ``temp_file_limit`` on a hook role: a superuser, or (PostgreSQL
+    15+) a role granted ``SET`` on it; a ``--database-url`` role with only CREATEDB CREATEROLE may not."""
+    row = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
+    if row is not None and row[0]:
+        return True
+    if conn.info.server_version < 150000:
+        return False
+    granted = conn.execute("SELECT has_parameter_privilege('temp_file_limit', 'SET')").fetchone()
+    return bool(granted and granted[0])
+
+
 def lock_database(admin: psycopg.Connection, database: str) -> None:
     """Nobody but the runner and the roles granted below may connect or create temp tables."""
     admin.execute(sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(sql.Identifier(database)))
@@ -105,8 +121,10 @@ def lock_schema(conn: psycopg.Connection) -> None:
 
 def create_hook_roles(admin: psycopg.Connection, database: str, seams: Sequence[str], run_id: str, *,
                       connection_limit: int = DEFAULT_CONNECTION_LIMIT,
-                      statement_timeout_ms: int = DEFAULT_STATEMENT_TIMEOUT_MS) -> dict[str, HookRole]:
-    """One login role per seam, allowed to connect to ``database`` only."""
+                      statement_timeout_ms: int = DEFAULT_STATEMENT_TIMEOUT_MS,
+                      temp_file_limit_kb: int | None = DEFAULT_TEMP_FILE_LIMIT_KB) -> dict[str, HookRole]:
+    """One login role per seam, allowed to connect to ``database`` only (``temp_file_limit_kb`` None:
+    the runner's role may not set that superuser-only parameter, see :func:`may_set_temp_file_limit`)."""
     roles: dict[str, HookRole] = {}
     comment = label(run_id)
     for seam in seams:
@@ -117,9 +135,12 @@ def create_hook_roles(admin: psycopg.Connection, database: str, seams: Sequence[
             " COMMENT ON ROLE {role} IS {comment};"
             " ALTER ROLE {role} SET statement_timeout = {timeout};"
             " ALTER ROLE {role} SET idle_in_transaction_session_timeout = {timeout};"
+            "{temp}"
             " GRANT CONNECT ON DATABASE {db} TO {role}").format(
             role=ident, limit=sql.Literal(int(connection_limit)), password=sql.Literal(role.password),
             comment=sql.Literal(comment), timeout=sql.Literal(int(statement_timeout_ms)),
+            temp=sql.SQL("") if temp_file_limit_kb is None else sql.SQL(
+                " ALTER ROLE {} SET temp_file_limit = {};").format(ident, sql.Literal(int(temp_file_limit_kb))),
             db=sql.Identifier(database)))
         roles[seam] = role
     return roles

@@ -31,6 +31,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from brainbench.brain.cluster_cache import cache_enabled, clone_cluster, cluster_key, lookup_cluster, store_cluster
 from brainbench.models.owner import Owner
 from brainbench.ownership import current_owner, procfs_is_ours
+from brainbench.scratch import scratch_parent
 from brainbench.scratch_owner import dead_scratch_dirs, owned_scratch_dir, scratch_dirs, scratch_owner
 
 EMBEDDED_PREFIX = "brainbench-pg-"
@@ -447,9 +448,11 @@ def sweep_embedded(parent: Path | None = None, *, include_live: bool = False) ->
     return [root for root in doomed if _stop_leftover(root, scratch_owner(root))]
 
 
-def open_server(database_url: str | None, max_connections: int = DEFAULT_MAX_CONNECTIONS) -> PostgresServer:
-    """The embedded default (sized for ``max_connections``) when no URL is given, else the named server."""
+def open_server(database_url: str | None, max_connections: int = DEFAULT_MAX_CONNECTIONS,
+                ram_needed: int = 0) -> PostgresServer:
+    """The embedded default (sized for ``max_connections``; in RAM only with ``ram_needed`` to spare,
+    ``scratch.scratch_parent``) when no URL is given, else the named server."""
     if database_url:
         return ExternalPostgres(database_url)
     sweep_embedded()
-    return EmbeddedPostgres(max_connections=max_connections)
+    return EmbeddedPostgres(scratch_parent(ram_needed) if ram_needed else None, max_connections=max_connections)

@@ -58,6 +58,9 @@ class RunContext:
     # Told when a provider starts a set-up phase the run would otherwise wait on in silence
     # (a seam's private brain server); one line of plain text.
     notify: Callable[[str], None] | None = None
+    # Seam → the directory of its own gate socket to the shared brain (brain/gate.py): a container
+    # mounts that one instead of the server's socket directory, so it reaches no other seam's gate.
+    seam_sockets: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

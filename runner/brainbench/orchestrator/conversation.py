@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from brainbench.brain.shares import ShareLedger
 from brainbench.executors.base import SeamProcess
 from brainbench.executors.retry import INFRA_RETRY
 from brainbench.harnesses.grading import Graded, grade
@@ -59,6 +60,9 @@ class Conversation:
     # run --keep: every payload and answer is written here, named by call order.
     payload_dir: Path | None = None
     calls: int = 0
+    # Who went over their share of the shared brain (brain/shares.py): a call during which this
+    # seam did is its own contract violation, whatever it answered.
+    share: ShareLedger | None = None
 
     async def _call(self, message: dict[str, object], event: str) -> tuple[Graded, HookOutcome]:
         # JSON.stringify, as a JS harness sends it.  An earlier injection clipped
@@ -70,6 +74,7 @@ class Conversation:
         # The hook starts in the session's cwd, the one its payload names, as under a harness.
         self.workdir.mkdir(parents=True, exist_ok=True)
         call = HookCall(payload, self.env, self.timeout_s, cwd=str(self.workdir))
+        mark = self.share.count(self.spec.harness) if self.share is not None else 0
         # The one layer that retries a hook call, and only for infrastructure faults (seam
         # could not run it, brain unreachable); anything the seam decided is graded as it
         # came, never retried (executors/retry.py).
@@ -78,6 +83,9 @@ class Conversation:
         self.calls += 1
         if self.payload_dir is not None:
             self._keep(payload, outcome, event)
+        over = self.share.since(self.spec.harness, mark) if self.share is not None else None
+        if over is not None:
+            return Graded(None, "contract_violation", over), outcome
         return grade(outcome, self.spec.dialect, event), outcome
 
     async def begin(self) -> Graded | None:

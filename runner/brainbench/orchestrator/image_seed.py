@@ -18,6 +18,7 @@ every later one at once (no second wait); the other seams go on as if it were no
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -137,6 +138,9 @@ async def prepare_seeded_seams(seams: Mapping[str, ActiveSeam], dbs: BrainDataba
                 say(f"seam {harness}: running init of image {image} ({' '.join(contract.init)})")
                 failure, _ = await run_step(active.process, contract.init, b"", {"BRAINBENCH_DATABASE_URL": url},
                                             contract.init_timeout_s)
+                over = await seam.in_thread(functools.partial(brains.over_share, brains.template))
+                if over:
+                    failure = f"went over its share of the shared brain: {over}"
                 if failure:
                     seam.init_error = f"init ({' '.join(contract.init)}) {failure}"
             await seam.in_thread(brains.seal_template)
@@ -186,6 +190,10 @@ async def seed_clone(seam: SeededSeam, fixture: Fixture) -> tuple[ImageBrain | N
         with anyio.CancelScope(shield=True):
             await seam.drop(brain)
         raise
+    # Past its share of the shared server (the watchdog cut it off, or it is now): the seam's own failure.
+    over = await seam.in_thread(lambda: seam.brains.over_share(brain.name))
+    if over:
+        failure = f"went over its share of the shared brain: {over}"
     if failure:
         await seam.drop(brain)
         return None, f"{where}: seed ({' '.join(seam.contract.seed)}) {failure}"

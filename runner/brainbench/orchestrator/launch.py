@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,11 +54,13 @@ def remote_docker(config: RunConfig) -> bool:
 
 
 def run_context(config: RunConfig, run_id: str, database_url: str | None, work_root: Path | None,
-                pool_size: int, phase: Callable[[str], None] | None = None) -> RunContext:
+                pool_size: int, phase: Callable[[str], None] | None = None,
+                seam_sockets: Mapping[str, str] | None = None) -> RunContext:
     """What every provider of this run is given once, at ``prepare``: the options' one way in."""
     return RunContext(run_id=run_id, database_url=database_url, work_root=work_root, pool_size=pool_size,
                       limits=config.limits(), brain_container=config.brain_container,
-                      container_db_host=config.container_db_host, notify=phase)
+                      container_db_host=config.container_db_host, notify=phase,
+                      seam_sockets=dict(seam_sockets or {}))
 
 
 def make_executor(kind: str, config: RunConfig, pool_size: int) -> Executor:

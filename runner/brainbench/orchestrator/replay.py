@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from brainbench.brain.shares import ShareLedger
 from brainbench.corpus.loader import LoadedFixture
 from brainbench.corpus.rules import turn_key
 from brainbench.executors.base import SeamProcess
@@ -45,10 +46,12 @@ async def replay_fixture(
     slug_sources: Mapping[str, set[str]],
     keep: bool = False,
     image: str | None = None,
+    share: ShareLedger | None = None,
 ) -> SeamReplay:
     fx = item.fixture
     conv = Conversation(spec, process, f"brainbench-{fx.fixture_id}-1", workdir, env, timeout_s,
-                        payload_dir=workdir / "payloads" if keep else None, script=item.public_turns())
+                        payload_dir=workdir / "payloads" if keep else None, script=item.public_turns(),
+                        share=share)
     out = SeamReplay()
     started = await conv.begin()
     if started is not None and started.fault is not None:

@@ -23,10 +23,12 @@ from brainbench.brain.budget import (
     Mode,
     choose_concurrency,
     describe_choice,
+    hook_role_connection_limit,
     probe_capacity,
     warm_workers,
 )
-from brainbench.brain.databases import Brain, BrainDatabases, sweep_databases
+from brainbench.brain.databases import PREFIX, Brain, BrainDatabases, sweep_databases
+from brainbench.brain.gate import SeamGates, server_socket
 from brainbench.brain.seeding import SeedError, SeedReport, seed_fixture
 from brainbench.brain.server import (
     DatabaseFailure,
@@ -36,6 +38,8 @@ from brainbench.brain.server import (
     first_line,
     open_server,
 )
+from brainbench.brain.shares import ShareLedger
+from brainbench.brain.watchdog import ShareWatchdog
 from brainbench.corpus.loader import ContinuityPair, Corpus, LoadedFixture
 from brainbench.disk_full import disk_full_message, is_disk_full
 from brainbench.executors.base import ExecutorError
@@ -44,9 +48,17 @@ from brainbench.models.budget import Concurrency
 from brainbench.models.config import RunConfig
 from brainbench.models.result import RunResult, SeamInfo, SeedFailure, TraceInfo
 from brainbench.models.shard import ShardInfo, ShardSpec
+from brainbench.models.share import BrainShare, share_from_env
 from brainbench.models.trace import CONTEXT_CAP, TurnTrace
 from brainbench.orchestrator.image_seed import SeededSeam, prepare_seeded_seams, seeded_brains
-from brainbench.orchestrator.launch import ActiveSeam, Providers, remote_docker, run_context, start_seams
+from brainbench.orchestrator.launch import (
+    ActiveSeam,
+    Providers,
+    provider_for,
+    remote_docker,
+    run_context,
+    start_seams,
+)
 from brainbench.orchestrator.outcome import FixtureOutcome, key_records, resumed_outcomes, utc_iso
 from brainbench.orchestrator.progress import RunEvents, Silent
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
@@ -130,6 +142,14 @@ class Runner:
         # Image seeds (seed contract): done and expected, for the progress lines.
         self.seeds_done = 0
         self.seeds_total = 0
+        # Each seam's share of the shared brain, and who went over it (brain/gate.py, brain/watchdog.py).
+        self.share = BrainShare()
+        self._share_error: str | None = None
+        try:
+            self.share = share_from_env()
+        except ValueError as exc:
+            self._share_error = str(exc)  # raised in the run, where it is one line (RunAborted)
+        self.ledger = ShareLedger()
 
     @property
     def fixture_count(self) -> int:
@@ -168,7 +188,7 @@ class Runner:
             replays.append(await replay_fixture(item, seam.spec, seam.process, suites=suites, env=env,
                                                 workdir=workdir, timeout_s=seam.timeout_s,
                                                 slug_sources=slug_sources, keep=self.config.keep,
-                                                image=seam.production_image))
+                                                image=seam.production_image, share=self.ledger))
         return replays
 
     async def _diagnose(self, conn: Any, item: LoadedFixture, replays: list[SeamReplay],
@@ -263,23 +283,30 @@ class Runner:
         # An image that seeds its own brain (seed contract v1) has no path to a trust fixture's brain.
         seams = {h: s for h, s in self.seams.items() if h not in self.seeded}
         unit = TrustUnit(brain=lambda: self._brain(dbs), seams=seams, stages=self._stages, workroot=workroot,
-                         env=self._env, keep=self.config.keep)
+                         env=self._env, keep=self.config.keep, share=self.ledger)
         score, shown = await unit.run(item)
         return FixtureOutcome(rows=shown.rows, faults=shown.faults, traces=shown.traces, trust=score)
 
     # --- whole run ----------------------------------------------------------------------
 
     async def _run(self, server: PostgresServer) -> None:
+        if self._share_error:
+            raise RunAborted(self._share_error)
         # A role per (brain, seam): its limit is what one seam's honest hooks hold on one brain
         # (a connection per warm process, or the one call in flight), plus the budget's slack.
         dbs = BrainDatabases(server, self.run_id, list(self.config.harnesses),
-                             connection_limit=warm_workers(self.jobs) + HOOK_ROLE_SLACK)
+                             connection_limit=warm_workers(self.jobs) + HOOK_ROLE_SLACK,
+                             temp_file_limit_kb=self.share.temp_file_limit_kb)
         workroot = owned_scratch_dir(f"{RUN_PREFIX}{self.run_id}-")
         self.work_root = workroot
+        watchdog: ShareWatchdog | None = None
+        dbs.gates = self._open_gates(server)
         # Warm stream processes per seam: bounded by cores, not jobs (brain/budget.py counts them).
         # The URL only tells providers where the server is (socket or host); hooks never get it.
+        sockets = {seam: str(d) for seam, d in (dbs.gates.dirs.items() if dbs.gates else ())}
         providers = Providers(self.config, run_context(self.config, self.run_id, server.database_url("postgres"),
-                                                       workroot, warm_workers(self.jobs), self.events.phase))
+                                                       workroot, warm_workers(self.jobs), self.events.phase,
+                                                       sockets))
         try:
             # Leftover databases of runs that died on this host (SIGKILL, power loss).
             # Databases and seam processes are independent until the first hook call.
@@ -290,6 +317,11 @@ class Runner:
                     await anyio.to_thread.run_sync(sweep_run_dirs)
                     await anyio.to_thread.run_sync(lambda: sweep_lock_files(min_age_s=LOCK_FILE_KEEP_S))
                     await anyio.to_thread.run_sync(dbs.prepare)
+                    nonlocal watchdog
+                    watchdog = ShareWatchdog(server.database_url("postgres"), f"{PREFIX}{self.run_id}_", self.share,
+                                             self.ledger, dbs.seam_of, dbs.clones)
+                    await anyio.to_thread.run_sync(watchdog.start)
+                    dbs.watchdog = watchdog
                 except psycopg.OperationalError as exc:
                     raise ServerError(f"cannot use the brain database server: {exc}".strip()) from exc
 
@@ -329,6 +361,10 @@ class Runner:
                     with contextlib.suppress(Exception):
                         await seam.process.stop()
                 await providers.close(interrupted=self.interrupted_by is not None)
+                if watchdog is not None:
+                    await anyio.to_thread.run_sync(watchdog.close)
+                if dbs.gates is not None:
+                    dbs.gates.close()
                 # A dead server cannot drop anything: its leftovers are a later sweep's (owner label).
                 # A live one that refused a drop is said at the end (exit 2, cli_run.report_result).
                 with contextlib.suppress(psycopg.Error):
@@ -337,6 +373,17 @@ class Runner:
                     shutil.rmtree(workroot, ignore_errors=True)
                 else:  # kept on purpose: unlabelled, so no sweep ever takes it
                     (workroot / OWNER_FILE).unlink(missing_ok=True)
+
+    def _open_gates(self, server: PostgresServer) -> SeamGates | None:
+        """A gate per seam in front of a Unix-socket server (the embedded one, or a socket URL): each
+        seam's connections are counted from ``accept`` on, capped at what the budget gives it."""
+        upstream = server_socket(server.database_url("postgres"))
+        if upstream is None:
+            return None  # TCP: each role's CONNECTION LIMIT only (docs/SECURITY-BRAIN.md)
+        cap = (self.concurrency.budget.per_hook_role if self.concurrency is not None
+               else hook_role_connection_limit(self.jobs, "stream"))
+        parent = getattr(server, "root", None)
+        return SeamGates(upstream, dict.fromkeys(self.config.harnesses, cap), parent, self.ledger.breach)
 
     async def run(self, server: PostgresServer) -> RunResult:
         async with anyio.create_task_group() as outer:
@@ -426,7 +473,15 @@ def _open_budgeted(config: RunConfig, runner: Runner, notify: Progress) -> Postg
         notify(describe(brain))
         return brain
     runner.events.phase("starting the embedded brain server (PostgreSQL, Unix socket only)")
-    return open_server(None, max_connections=runner.concurrency.server_max_connections)
+    # Every seam at its whole share at once (temp files; and, where a named image may seed its own brain,
+    # a clone per job plus its template): the cluster goes to RAM only if that fits.  Our own seam
+    # images seed nothing; a clone's share is enforced wherever the cluster is, only its place is chosen.
+    seams = len(set(config.harnesses))
+    imaged = sum(1 for h in set(config.harnesses)
+                 if provider_for(config, h) != "local" and (config.seams.get(h) and config.seams[h].image))
+    clones = (runner.jobs + 1) * imaged
+    ram_needed = runner.share.worst_case_bytes(seams, clones)
+    return open_server(None, max_connections=runner.concurrency.server_max_connections, ram_needed=ram_needed)
 
 
 def run_benchmark(config: RunConfig, corpus: Corpus, stages: Stages, events: RunEvents | None = None,

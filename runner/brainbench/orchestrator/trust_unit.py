@@ -21,6 +21,7 @@ import anyio
 
 from brainbench.brain.databases import Brain
 from brainbench.brain.probe import page_slugs
+from brainbench.brain.shares import ShareLedger
 from brainbench.corpus.loader import LoadedFixture
 from brainbench.memory.operations import InfrastructureError
 from brainbench.memory.reference import ReferenceMemory
@@ -59,6 +60,7 @@ class TrustUnit:
     workroot: Path
     env: Callable[[str, str, Path], dict[str, str]]
     keep: bool = False
+    share: ShareLedger | None = None  # a call during which its seam went over its share is its own fault
 
     async def run(self, item: LoadedFixture) -> tuple[TrustFixtureScore, Capture]:
         try:
@@ -124,7 +126,7 @@ class TrustUnit:
             env = {**seam.env, **self.env(brain.hook_urls[harness], source, workdir)}
             replay = await replay_fixture(item, seam.spec, seam.process, suites=["poisoning"], env=env,
                                           workdir=workdir, timeout_s=seam.timeout_s, slug_sources={}, keep=self.keep,
-                                          image=seam.info.image)
+                                          image=seam.info.image, share=self.share)
             out.texts += [text for text in replay.contexts.values() if text]
             # Any injected slug that is not a page of the source the session ran in is a leak.
             out.rows += [r.model_copy(update={"cross_source_slugs": [s for s in r.injected_slugs if s not in pages]})

@@ -169,7 +169,9 @@ class SeamContainer:
             kwargs["tmpfs"] = {**kwargs["tmpfs"], **remote_tmpfs(self.launch.shared_paths, self.user)}
         else:
             # A seam with a private brain server never sees the shared one: no socket, no run network.
-            socket_dir = target.socket_dir if target and self.private is None else None
+            # Through its own gate when the run has one (brain/gate.py): never another seam's, nor the server's.
+            gates = ex.context.seam_sockets if ex.context else {}
+            socket_dir = (gates.get(self.seam) or target.socket_dir) if target and self.private is None else None
             mounts, groups = seam_mounts(list(self.launch.shared_paths), socket_dir, self.user, ex.static_helper)
         if groups:
             kwargs["group_add"] = groups
