@@ -1,13 +1,13 @@
 """Each seam's door to the shared brain: a Unix-socket relay that caps its open connections.
 
-A role's ``CONNECTION LIMIT`` is checked only once a login completes.  Before that, every
-connection holds a server backend process for up to ``authentication_timeout``, whoever opened
-it: a hook that opens a few hundred and never finishes the login leaves the server "sorry, too
-many clients already" for every seam (seen: the honest seams' turns became ``infra_error``).
-So no hook reaches the server itself.  Each seam gets a socket of its own
-(``<dir>/.s.PGSQL.5432``), and a relay passes what comes in there to the server's socket, counting that seam's connections from ``accept`` on,
-pending logins included.  Past its cap a new connection is answered with one PostgreSQL
-error (``53300``) and closed, so the flood costs that seam alone.
+A role's ``CONNECTION LIMIT`` is checked only once a login completes.  Before that, every connection
+holds a server backend process for up to ``authentication_timeout``, whoever opened it: a hook that
+opens a few hundred and never finishes the login leaves the server "sorry, too many clients already"
+for every seam (seen: the honest seams' turns became ``infra_error``). So no hook reaches the server
+itself.  Each seam gets a socket of its own (``<dir>/.s.PGSQL.5432``), and a relay passes what comes
+in there to the server's socket, counting that seam's connections from ``accept`` on, pending logins
+included.  Past its cap a new connection is answered with one PostgreSQL error (``53300``) and
+closed, so the flood costs that seam alone.
 
 The relay is a process of its own with one ``selectors`` loop: in the runner's process its
 threads would wait for the GIL on every message (measured here: about twice the run's wall time).  It
