@@ -30,6 +30,8 @@ TRUST_NOT_APPLICABLE_REASON = "image-seeded brain: no operations command in seed
 V2_NO_WRITE_BACK_REASON = "image-seeded brain: the image declares no write_back command (seed contract v2)"
 V2_NO_OPERATIONS_REASON = "image-seeded brain: the image declares no operations command (seed contract v2)"
 
+TRUST_SUITE_NAMES = ("trust", "state-resolution", "poisoning", "deletion")
+
 # The lifecycle events a real harness calls its hooks with, per harness (wire-contracts.md §1–§3).
 # The first of each list that the runner already calls for every seam is the prompt event; the
 # others are called only for an image that declares them (seed contract v2).
@@ -104,6 +106,29 @@ class BrainContract(BaseModel):
             if unknown:
                 raise ValueError(f"events.{harness}: unknown event {unknown[0]!r} (one of {', '.join(known)})")
         return self
+
+    def no_path(self, suite: str) -> str | None:
+        """Why ``suite`` cannot be graded for this image (the n/a reason), or None when it can.
+
+        write-back needs ``write_back`` and ``operations`` (the facts are read back through
+        ``recall``); continuity needs ``write_back`` (the reader's hook reads what it wrote);
+        the memory-trust suites need ``operations``."""
+        if self.version == 1:
+            if suite in ("write-back", "continuity"):
+                return NOT_APPLICABLE_REASON
+            return TRUST_NOT_APPLICABLE_REASON if suite in TRUST_SUITE_NAMES else None
+        if suite in ("write-back", "continuity") and self.write_back is None:
+            return V2_NO_WRITE_BACK_REASON
+        if suite == "write-back" and self.operations is None:
+            return V2_NO_OPERATIONS_REASON + ": its written-back facts cannot be read back"
+        if suite in TRUST_SUITE_NAMES and self.operations is None:
+            return V2_NO_OPERATIONS_REASON
+        return None
+
+    def not_applicable(self) -> dict[str, str]:
+        """Suite → the n/a reason, for every suite the image has no path to."""
+        return {suite: why for suite in ("write-back", "continuity", *TRUST_SUITE_NAMES)
+                if (why := self.no_path(suite)) is not None}
 
     def handles(self, harness: str, event: str) -> bool:
         """Whether the image's hook asks to be called with ``event`` under ``harness`` (v2 only)."""
