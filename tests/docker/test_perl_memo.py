@@ -319,6 +319,8 @@ def _bench(*args: str, timeout: float = 1800) -> subprocess.CompletedProcess[str
                           timeout=timeout, check=False, env={**env, "COLUMNS": "250"}, cwd=REPO)
 
 
+# The whole committed corpus, every memory operation an exec in perl-memo's container: minutes, not seconds.
+@pytest.mark.timeout(3600)
 def test_a_run_grades_perl_memo_on_all_eight_suites(perl_memo_image: str, docker_client: Any,
                                                     tmp_path: Path) -> None:
     for ref in OUR_IMAGES:
