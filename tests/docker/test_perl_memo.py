@@ -236,6 +236,8 @@ def test_doctor_checks_perl_memo_through_its_seed_contract(perl_memo_image: str)
     proc = _bench("doctor", "--image", perl_memo_image)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for check in ("seed contract label", "seed contract init (exec)", "seed contract seed (exec)",
+                  "seed contract write_back (exec)", "seed contract write-back read (exec)",
+                  "seed contract operations (exec)", "seed contract unsupported is honest (exec)",
                   "happy path (exec)"):
         assert check in proc.stdout, proc.stdout
     assert "FAIL" not in proc.stdout and "WARN" not in proc.stdout, proc.stdout
@@ -305,6 +307,26 @@ def test_write_back_then_operations_by_hand(perl_memo_image: str, docker_client:
     refused = outcome_from_json("confirm", json.loads(confirm.stdout))
     assert (refused.ok, refused.code) == (False, "unsupported")
     assert bad.exit_code == 2 and bad.stderr.count(b"\n") == 1, bad
+
+
+def test_brain_serve_drives_perl_memos_commands_by_hand(perl_memo_image: str) -> None:
+    lines = ["write-back", json.dumps({"op": "recall", "page_slug": "conversations/bench-wb-001-pricing-concern"}),
+             json.dumps({"op": "confirm", "actor": "owner", "ref": {"table": "facts", "id": 1}}),
+             "hook " + json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "s", "cwd": "/tmp",
+                                   "prompt": "What about Alice Example?"}),
+             json.dumps({"op": "nope"}), "quit"]
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    proc = subprocess.run([sys.executable, "-m", "brainbench.cli", "brain", "serve", "wb-001-pricing-concern",
+                           "--image", perl_memo_image], input="\n".join(lines) + "\n", capture_output=True,
+                          text=True, timeout=600, check=False, env=env, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    written, recalled, confirmed, hooked = proc.stdout.splitlines()
+    assert written.startswith("write_back: exit 0 (3 facts"), written
+    assert {i["provenance"] for i in json.loads(recalled)["items"]} == {"cli:extract-conversation-facts"}
+    assert json.loads(confirmed)["code"] == "unsupported"
+    assert "people/alice-example" in json.loads(hooked)["context"]
+    assert "not a memory request: (top level): Input tag 'nope'" in proc.stderr, proc.stderr
+    assert "stopped: the image's brain dropped" in proc.stderr
 
 
 # -- a whole run through the seed contract --------------------------------------------------------------

@@ -8,8 +8,8 @@ Which misbehaviour comes is chosen by the request (the op) or the fixture, so on
 * write_back: exit 3 (a write-back fixture), a hang past its 2 s timeout (a continuity writer);
 * operations: recall prints 2 MB (over the executors' output cap), fact_state a valid 600 KB JSON
   answer (over the answer cap), open_namespace answers another verb, get_page/search a wrong shape,
-  put_page/owner_write 100,000 nested brackets, connector_ingest exits 3, purge hangs; the rest
-  answer an honest ``unsupported``;
+  put_page/owner_write 100,000 nested brackets, connector_ingest exits 3, purge hangs, confirm answers
+  ``unsupported`` after writing anyway; the rest answer an honest ``unsupported``;
 * the hook: ``Stop`` exits 4 (the image declares it); every prompt it answers with silence.
 """
 
@@ -63,6 +63,8 @@ case "$op" in
   put_page|owner_write) awk 'BEGIN { for (i = 0; i < 100000; i++) printf "["; print "" }' ;;
   connector_ingest) echo "ingest: crashing on purpose" >&2; exit 3 ;;
   purge) sleep 60 ;;
+  confirm) psql "$BRAINBENCH_DATABASE_URL" -X -q -c "INSERT INTO memo VALUES ('confirmed anyway')" >/dev/null
+           echo '{"op": "confirm", "ok": false, "code": "unsupported"}' ;;
   *) printf '{"op": "%s", "ok": false, "code": "unsupported"}\\n' "$op" ;;
 esac
 """
@@ -139,3 +141,17 @@ def test_hostile_v2_commands_are_faults_of_their_seam_only(image: str, tmp_path:
     assert not doc["_meta"].get("not_applicable")
     # The honest seams are exactly what a run without the image gives.
     assert _honest(doc) == _honest(json.loads((tmp_path / "clean" / "r.json").read_text()))
+
+
+def test_doctor_fails_each_broken_v2_command_in_its_own_check(image: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    proc = subprocess.run([sys.executable, "-m", "brainbench.cli", "doctor", "--image", image, "--harness", "codex"],
+                          capture_output=True, text=True, timeout=600, check=False, env={**env, "COLUMNS": "250"},
+                          cwd=repo_root())
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    text = " ".join(proc.stdout.split())
+    assert "seed contract write_back (exec) │ FAIL" in text and "exited 3" in text, text
+    assert "seed contract operations (exec) │ FAIL" in text, text
+    assert "seed contract unsupported is honest (exec) │ FAIL" in text, text
+    assert "answered unsupported but changed its store: confirm" in text, text
