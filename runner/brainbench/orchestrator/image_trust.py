@@ -110,8 +110,11 @@ async def image_trust(seam: SeededSeam, item: LoadedFixture, stages: Stages, sco
                         faults.append(seam_fault(item.fixture_id, harness, CommandFault("contract_violation", why)))
                     score.steps[f"{arm}:{harness}"] = list(scenario.records.values())
                     if suite != "poisoning":
-                        score.by_harness[harness] = await anyio.to_thread.run_sync(
-                            stages.score_trust_fixture, scenario, item, abandon_on_cancel=True)
+                        mine = await anyio.to_thread.run_sync(stages.score_trust_fixture, scenario, item,
+                                                              abandon_on_cancel=True)
+                        for verdict in mine.verdicts:  # explain finds this seam's steps by it
+                            verdict.harness = harness
+                        score.by_harness[harness] = mine
                     else:
                         observation = await anyio.to_thread.run_sync(
                             stages.observe_poison, scenario, item, arm, abandon_on_cancel=True)
