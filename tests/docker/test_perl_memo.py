@@ -238,7 +238,7 @@ def test_doctor_checks_perl_memo_through_its_seed_contract(perl_memo_image: str)
     for check in ("seed contract label", "seed contract init (exec)", "seed contract seed (exec)",
                   "seed contract write_back (exec)", "seed contract write-back read (exec)",
                   "seed contract operations (exec)", "seed contract unsupported is honest (exec)",
-                  "happy path (exec)"):
+                  "happy path (exec)", "lifecycle event SessionStart (exec)", "lifecycle event Stop (exec)"):
         assert check in proc.stdout, proc.stdout
     assert "FAIL" not in proc.stdout and "WARN" not in proc.stdout, proc.stdout
 

@@ -155,3 +155,4 @@ def test_doctor_fails_each_broken_v2_command_in_its_own_check(image: str) -> Non
     assert "seed contract operations (exec) │ FAIL" in text, text
     assert "seed contract unsupported is honest (exec) │ FAIL" in text, text
     assert "answered unsupported but changed its store: confirm" in text, text
+    assert "lifecycle event Stop (exec) │ FAIL │ adapter_crash: exit 4: stop: on purpose" in text, text

@@ -13,6 +13,7 @@ seam's hardened container, the clone's owner role, the contract's timeouts):
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -113,6 +114,29 @@ def _requests(fact_id: int | None) -> list[m.MemoryRequest]:
         m.Forget(actor="local_agent", fact_id=ref.id),
         m.Purge(actor="owner", fact_id=ref.id, dry_run=True),
     ]
+
+
+async def check_events(report: DoctorReport, proc: Any, mode: str, harness: str, env: Mapping[str, str],
+                       timeout_s: float, contract: Any) -> None:
+    """Each lifecycle event the image declares for ``harness`` (beyond the prompt call doctor already
+    checks) once, shaped as the run sends it: it must answer without a fault."""
+    from brainbench.executors.base import HookCall
+    from brainbench.harnesses.grading import grade
+    from brainbench.harnesses.registry import SEAMS
+
+    extra = {"Stop": {"stop_hook_active": False}, "SessionEnd": {"reason": "other"},
+             "SessionStart": {"source": "startup"}}
+    prior: dict[str, object] = {"messages": []} if SEAMS[harness].prior == "messages" else {"transcript_path": None}
+    for event in contract.events.get(harness, []):
+        if event in ("UserPromptSubmit", "before_prompt_build"):
+            continue
+        payload = {"hook_event_name": event, "session_id": "doctor", "cwd": "/tmp", "permission_mode": "default",
+                   **prior, **extra.get(event, {})}
+        outcome = await proc.call(HookCall(json.dumps(payload).encode(), env, timeout_s))
+        graded = grade(outcome, SEAMS[harness].dialect, event)
+        report.results.append(CheckResult(
+            f"lifecycle event {event} ({mode})", "fail" if graded.fault else "pass",
+            f"{graded.fault}: {graded.detail}" if graded.fault else f"exit 0, {outcome.duration_ms:.0f} ms"))
 
 
 async def _check_operations(report: DoctorReport, ops: ImageMemory, dbs: Any, name: str, mode: str) -> None:
