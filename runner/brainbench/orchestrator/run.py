@@ -218,6 +218,10 @@ class Runner:
         elif image_wb:  # nothing to replay: a seeded clone for the write-back alone
             for seam in image_wb.values():
                 async with one_clone(seam, item.fixture) as (clone, failure):
+                    if failure:
+                        error = "; ".join(filter(None, [out.seed_failure.error if out.seed_failure else None,
+                                                        failure]))
+                        out.seed_failure = SeedFailure(fixture_id=item.fixture_id, error=error)
                     await self._image_write_back(out, seam, item, clone.url if clone else None,
                                                  [failure] if failure else [])
         if wants_write_back(item, self.config):
