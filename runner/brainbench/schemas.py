@@ -18,13 +18,15 @@ def _models() -> dict[str, type[BaseModel]]:
     from brainbench.models.seed import BrainContract, SeedDocument
     from brainbench.models.trace import TurnTrace
     from brainbench.models.wire import HookInput, HookOutput, StreamRequest, StreamResponse
+    from brainbench.models.write_back_doc import WriteBackDocument
 
     return {
         "fixture": Fixture, "gold": Gold, "result": RunResult, "baseline": Baseline,
         "hook-input": HookInput, "hook-output": HookOutput,
         "stream-request": StreamRequest, "stream-response": StreamResponse,
         "trace": TurnTrace,  # one line of <result>.trace.jsonl
-        "seed-document": SeedDocument, "brain-contract": BrainContract,  # seed contract v1
+        "seed-document": SeedDocument, "brain-contract": BrainContract,  # seed contract v1 and v2
+        "write-back-document": WriteBackDocument,  # seed contract v2: the write_back command's stdin
         # The memory-operations interface (the memory-trust suites; an image's operations command).
         "memory-request": MemoryRequestDocument, "memory-outcome": MemoryOutcomeDocument,
     }

@@ -75,6 +75,10 @@ def serve(
         "--database-url", help="Seed into this Postgres instead of an embedded one.")] = None,
     env_file: Annotated[Path | None, typer.Option(
         "--env-file", help="Also write the hook's environment here (`source` it from another shell).")] = None,
+    image: Annotated[str | None, typer.Option(
+        "--image", help="An image with a seed contract: it seeds its own brain, and its commands (write-back, "
+        "operations, hook) are driven one line of stdin at a time (docs/HOOK_AUTHORS.md).")] = None,
+    harness: Annotated[str, typer.Option(help="The seam the image stands behind (with --image).")] = "claude-code",
 ) -> None:
     """Seed FIXTURE's brain, print the env a hook gets, stay up until Ctrl-C (or SIGTERM)."""
     import psycopg
@@ -97,6 +101,9 @@ def serve(
     fx = item.fixture
     # SIGTERM must unwind like Ctrl-C so the database and the embedded server go away.
     signal.signal(signal.SIGTERM, _interrupt)
+    if image is not None:
+        _by_hand(image, harness, item, database_url)
+        return
     try:
         server = open_server(database_url)
     except ServerError as exc:
@@ -131,6 +138,65 @@ def serve(
             with contextlib.suppress(OSError):
                 env_file.unlink()
     _err("stopped: brain dropped")
+
+
+def _by_hand(image: str, harness: str, item: Any, database_url: str | None) -> None:
+    import anyio
+
+    from brainbench.brain.server import ServerError, open_server
+    from brainbench.doctor.by_hand import ByHandError, drive
+    from brainbench.executors.base import ExecutorError
+
+    if harness not in ("claude-code", "codex", "openclaw"):
+        _err(f"brainbench brain serve: --harness {harness!r}: one of claude-code, codex, openclaw")
+        raise typer.Exit(2)
+    try:
+        server = open_server(database_url)
+    except ServerError as exc:
+        _err(f"brainbench brain serve: cannot start the brain's database server: {exc}")
+        raise typer.Exit(2) from exc
+
+    def out(line: str) -> None:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    try:
+        anyio.run(drive, server, image, harness, item, out, _err)
+    except KeyboardInterrupt:
+        pass
+    except (ByHandError, ServerError, ExecutorError) as exc:
+        _err(f"brainbench brain serve: {exc}")
+        raise typer.Exit(2) from exc
+    finally:
+        server.close()
+    _err("stopped: the image's brain dropped")
+
+
+@app.command("write-back-document")
+def write_back_document_cmd(
+    fixture_id: Annotated[str, typer.Argument(metavar="FIXTURE", help="Fixture id, e.g. wb-001-pricing-concern.")],
+    fixtures: Annotated[Path, typer.Option(help="Fixture directory.")] = REPO_ROOT / "fixtures",
+    gold: Annotated[Path, typer.Option(help="Sealed gold directory.")] = REPO_ROOT / "gold",
+) -> None:
+    """Print the write-back document an image's `write_back` gets for FIXTURE (seed contract v2) on stdout."""
+    from brainbench.cli_run import load_or_report
+    from brainbench.writeback.document import write_back_document
+    from brainbench.writeback.extractors import GoldExtractor
+    from brainbench.writeback.pipeline import WriteBackError
+
+    corpus = load_or_report(fixtures, gold)
+    if corpus is None:
+        raise typer.Exit(2)
+    by_id = {item.fixture_id: item for item in corpus.fixtures}
+    if fixture_id not in by_id:
+        _err(f"brainbench brain write-back-document: no fixture {fixture_id!r} in {fixtures}")
+        raise typer.Exit(2)
+    try:
+        document = write_back_document(by_id[fixture_id], GoldExtractor(by_id[fixture_id]))
+    except WriteBackError as exc:
+        _err(f"brainbench brain write-back-document: {exc}")
+        raise typer.Exit(2) from exc
+    sys.stdout.write(document.model_dump_json(indent=2) + "\n")
 
 
 @app.command("seed-document")

@@ -32,12 +32,12 @@ from brainbench.harnesses.injected import slugs_in_text
 from brainbench.harnesses.registry import SEAMS
 from brainbench.models.corpus import Fixture
 from brainbench.models.result import RunResult
-from brainbench.models.seed import NOT_APPLICABLE_REASON, BrainContract, brain_contract_of
+from brainbench.models.seed import BrainContract, brain_contract_of
 from gate_runs import assert_other_seams_equal_the_baseline  # type: ignore[import-not-found]
 from psycopg import sql
 
 REPO = Path(__file__).resolve().parents[2]
-TAG = "bbtest-example"
+TAG = os.environ.get("BB_PERL_MEMO_TAG", "bbtest-example")
 IMAGE = f"brainbench/example-perl-memo:{TAG}"
 HOOK_TIMEOUT_S = 30.0
 T = TypeVar("T")
@@ -236,7 +236,9 @@ def test_doctor_checks_perl_memo_through_its_seed_contract(perl_memo_image: str)
     proc = _bench("doctor", "--image", perl_memo_image)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for check in ("seed contract label", "seed contract init (exec)", "seed contract seed (exec)",
-                  "happy path (exec)"):
+                  "seed contract write_back (exec)", "seed contract write-back read (exec)",
+                  "seed contract operations (exec)", "seed contract unsupported is honest (exec)",
+                  "happy path (exec)", "lifecycle event SessionStart (exec)", "lifecycle event Stop (exec)"):
         assert check in proc.stdout, proc.stdout
     assert "FAIL" not in proc.stdout and "WARN" not in proc.stdout, proc.stdout
 
@@ -265,10 +267,72 @@ def test_seed_refuses_a_bad_document_in_one_line(perl_memo_image: str, docker_cl
         assert bad.exit_code == 2 and words in bad.stderr, bad
         assert bad.stderr.count(b"\n") == 1, bad.stderr  # one line, no Perl trace
 
+def test_write_back_then_operations_by_hand(perl_memo_image: str, docker_client: Any, memo_db: tuple[str, str],
+                                           run_id: str) -> None:
+    """v2 by hand: write-back stores the gold facts with their provenance, recall reads them back,
+    an op perl-memo lacks answers ``unsupported``, and a request it cannot read is exit 2, one line."""
+    from brainbench.corpus.loader import load_corpus
+    from brainbench.models.memory import outcome_from_json
+    from brainbench.writeback.document import write_back_document
+    from brainbench.writeback.extractors import GoldExtractor
+
+    _, url = memo_db
+    brain = contract(perl_memo_image, docker_client)
+    assert brain.version == 2 and brain.write_back and brain.operations
+    assert brain.handles("claude-code", "Stop") and brain.handles("claude-code", "SessionStart")
+    item = load_corpus(REPO / "fixtures", REPO / "gold").by_id()["wb-001-pricing-concern"]
+    doc = write_back_document(item, GoldExtractor(item))
+    env = {"BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": doc.source, "BRAINBENCH_FIXTURE": doc.fixture_id}
+
+    def op(request: dict[str, Any]) -> bytes:
+        return json.dumps(request).encode()
+
+    async def body(proc: DockerSeamProcess) -> list[HookOutcome]:
+        steps = [(brain.init or [], b""), (brain.write_back or [], doc.model_dump_json().encode()),
+                 (brain.write_back or [], doc.model_dump_json().encode()),  # again: no duplicates
+                 (brain.operations or [], op({"op": "recall", "page_slug": doc.page_slug, "limit": 500})),
+                 (brain.operations or [], op({"op": "confirm", "actor": "owner", "ref": {"table": "facts", "id": 1},
+                                              "interactive": True})),
+                 (brain.operations or [], b"[1, 2")]
+        return [await anyio.to_thread.run_sync(run_command, proc, list(argv), stdin, env, 60.0)
+                for argv, stdin in steps]
+
+    init, first, again, recall, confirm, bad = with_memo_seam(perl_memo_image, run_id, url, body)
+    assert init.exit_code == first.exit_code == again.exit_code == 0, (first.stderr, again.stderr)
+    read = outcome_from_json("recall", json.loads(recall.stdout))
+    gold = sorted(f.fact for s in doc.segments for f in s.facts)
+    assert gold and sorted(i.text for i in read.items) == gold
+    assert {(i.provenance, i.session_id, i.page_slug) for i in read.items} == {
+        (doc.provenance, doc.session_id, doc.page_slug)}
+    refused = outcome_from_json("confirm", json.loads(confirm.stdout))
+    assert (refused.ok, refused.code) == (False, "unsupported")
+    assert bad.exit_code == 2 and bad.stderr.count(b"\n") == 1, bad
+
+
+def test_brain_serve_drives_perl_memos_commands_by_hand(perl_memo_image: str) -> None:
+    lines = ["write-back", json.dumps({"op": "recall", "page_slug": "conversations/bench-wb-001-pricing-concern"}),
+             json.dumps({"op": "confirm", "actor": "owner", "ref": {"table": "facts", "id": 1}}),
+             "hook " + json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "s", "cwd": "/tmp",
+                                   "prompt": "What about Alice Example?"}),
+             json.dumps({"op": "nope"}), "quit"]
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    proc = subprocess.run([sys.executable, "-m", "brainbench.cli", "brain", "serve", "wb-001-pricing-concern",
+                           "--image", perl_memo_image], input="\n".join(lines) + "\n", capture_output=True,
+                          text=True, timeout=600, check=False, env=env, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    written, recalled, confirmed, hooked = proc.stdout.splitlines()
+    assert written.startswith("write_back: exit 0 (3 facts"), written
+    assert {i["provenance"] for i in json.loads(recalled)["items"]} == {"cli:extract-conversation-facts"}
+    assert json.loads(confirmed)["code"] == "unsupported"
+    assert "people/alice-example" in json.loads(hooked)["context"]
+    assert "not a memory request: (top level): Input tag 'nope'" in proc.stderr, proc.stderr
+    assert "stopped: the image's brain dropped" in proc.stderr
+
+
 # -- a whole run through the seed contract --------------------------------------------------------------
 
 OUR_IMAGES = ("brainbench/openclaw:latest", "brainbench/codex:latest")
-IMAGE_SEEDED_SUITES = ("write-back", "continuity")
+ALL_SUITES = ("know-to-ask", "push", "write-back", "continuity", "trust", "state-resolution", "poisoning", "deletion")
 
 
 def _bench(*args: str, timeout: float = 1800) -> subprocess.CompletedProcess[str]:
@@ -277,8 +341,10 @@ def _bench(*args: str, timeout: float = 1800) -> subprocess.CompletedProcess[str
                           timeout=timeout, check=False, env={**env, "COLUMNS": "250"}, cwd=REPO)
 
 
-def test_a_run_grades_perl_memo_through_the_seed_contract(perl_memo_image: str, docker_client: Any,
-                                                         tmp_path: Path) -> None:
+# The whole committed corpus, every memory operation an exec in perl-memo's container: minutes, not seconds.
+@pytest.mark.timeout(3600)
+def test_a_run_grades_perl_memo_on_all_eight_suites(perl_memo_image: str, docker_client: Any,
+                                                    tmp_path: Path) -> None:
     for ref in OUR_IMAGES:
         try:
             docker_client.images.get(ref)
@@ -286,30 +352,37 @@ def test_a_run_grades_perl_memo_through_the_seed_contract(perl_memo_image: str, 
             pytest.skip(f"{ref} not built; run: scripts/build-images --offline")
     out = tmp_path / "result.json"
     proc = _bench("run", "--executor", "docker", "--image", f"claude-code={perl_memo_image}", "--out", str(out),
-                  "--quiet", "--ledger", str(tmp_path / "ledger.jsonl"))
+                  "--quiet", "--ledger", str(tmp_path / "ledger.jsonl"), timeout=3600)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     result = RunResult.model_validate_json(out.read_text())
+    # perl-memo answers every command it declares: no fault, no seed failure.
     assert result.meta.faults == [] and result.seed_failures == []
 
     seams = {s.harness: s for s in result.meta.run.seams}  # type: ignore[union-attr]
     ours = seams["claude-code"]
     assert (ours.seam, ours.image, ours.mode, ours.executor) == ("production", perl_memo_image, "exec", "docker")
     assert ours.image_digest == docker_client.images.get(perl_memo_image).id
-    assert ours.brain_contract == 1
+    assert (ours.brain_contract, ours.brain_not_applicable) == (2, {})
     assert all(s.brain_contract is None for h, s in seams.items() if h != "claude-code")
 
-    # know-to-ask and push are graded from the wire, from the brain perl-memo seeded itself.
+    # Every suite is graded from perl-memo's own store: no n/a for a suite it declares.
     cells = {c.suite: c for c in result.cells if c.harness == "claude-code"}
-    assert {c.seam for c in cells.values()} == {"production"}
-    assert {"know-to-ask", "push"} <= set(cells) and not set(cells) & set(IMAGE_SEEDED_SUITES)
+    assert set(cells) == set(ALL_SUITES) and {c.seam for c in cells.values()} == {"production"}
+    assert not result.meta.not_applicable
     rows = [r for r in result.turn_rows if r.harness == "claude-code" and r.suite in ("know-to-ask", "push")]
     assert rows and sum(1 for r in rows if r.injected_slugs) > len(rows) // 10
     assert all(r.cross_source_slugs == [] for r in rows)  # its own store, its own source only
-    # write-back and continuity: not applicable, said so, never scored.
-    na = {(n.harness, n.suite): n for n in result.meta.not_applicable}
-    assert {s for h, s in na if h == "claude-code"} == set(IMAGE_SEEDED_SUITES)
-    assert all(n.reason == NOT_APPLICABLE_REASON and n.fixtures for n in na.values())
-    assert all(h == "claude-code" for h, _ in na)
+    # Write-back: the gold facts it stored, read back through its recall with their provenance.
+    wb = cells["write-back"].metrics
+    assert wb["write_back_fidelity"] == 1.0 and wb["provenance_accuracy"] == 1.0, cells["write-back"]
+    assert cells["continuity"].gold_total > 0
+    # What it does not implement fails honestly (README "What it does not implement"): connector
+    # captures and raw tier writes are unsupported, a purge of an owner-file claim finds no fact.
+    steps = [s for t in result.meta.trust for arm, recs in t.steps.items() if arm.endswith(":claude-code")
+             for s in recs]
+    assert any(s.outcome.code == "unsupported" for s in steps)
+    assert cells["trust"].gold_failed > 0 and cells["deletion"].gold_failed > 0
+    assert cells["state-resolution"].metrics["history_preserved"] == 1.0
 
     # Every other seam's numbers are exactly the committed baseline's.
     assert_other_seams_equal_the_baseline(result, "claude-code")

@@ -174,7 +174,8 @@ def test_doctor_passes_a_good_contract(memo_image: str) -> None:
 
 
 @pytest.mark.parametrize(("label", "expect"), [
-    ({**LABEL, "version": 2}, "field 'version': Input should be 1"),
+    ({**LABEL, "version": 3}, "field 'version': Input should be 1 or 2"),
+    ({**LABEL, "write_back": ["/opt/memo/wb"]}, 'write_back needs "version": 2'),
     ('{"version": 1, "init": ["/opt/memo/init"]}', "field 'seed': Field required"),
 ])
 def test_doctor_fails_a_bad_label_in_one_line(docker_client: Any, label: dict[str, Any] | str, expect: str) -> None:

@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_published_schemas_are_generated_from_the_models() -> None:
-    for name in ("seed-document", "brain-contract"):
+    for name in ("seed-document", "brain-contract", "write-back-document"):
         committed = json.loads((REPO / "schema" / f"{name}.schema.json").read_text())
         assert committed == schema_for(name), f"schema/{name}.schema.json is stale: regenerate it"
 
@@ -35,7 +35,13 @@ def test_a_full_label_parses() -> None:
 
 
 @pytest.mark.parametrize(("label", "field"), [
-    ('{"version": 2, "seed": ["/s"]}', "'version'"),
+    ('{"version": 3, "seed": ["/s"]}', "'version'"),
+    ('{"version": 1, "seed": ["/s"], "write_back": ["/w"]}', 'write_back needs "version": 2'),
+    ('{"version": 1, "seed": ["/s"], "events": {"claude-code": ["Stop"]}}', 'events needs "version": 2'),
+    ('{"version": 2, "seed": ["/s"], "events": {"cursor": ["Stop"]}}', "unknown harness 'cursor'"),
+    ('{"version": 2, "seed": ["/s"], "events": {"codex": ["SessionEnd"]}}', "unknown event 'SessionEnd'"),
+    ('{"version": 2, "seed": ["/s"], "operations": []}', "'operations'"),
+    ('{"version": 2, "seed": ["/s"], "operations_timeout_s": 0}', "'operations_timeout_s'"),
     ('{"version": 1}', "'seed'"),
     ('{"version": 1, "seed": []}', "'seed'"),
     ('{"version": 1, "seed": "/bin/seed"}', "'seed'"),
@@ -101,3 +107,38 @@ def test_the_cli_prints_a_fixtures_seed_document(reference: Path) -> None:
                               *corpus], capture_output=True, text=True, check=False, timeout=120)
     assert missing.returncode == 2
     assert "did you mean ms-001-two-source-alias?" in missing.stderr
+
+
+def test_a_v2_label_parses_and_a_v1_label_is_unchanged() -> None:
+    label = json.dumps({"version": 2, "init": ["/bin/m", "init"], "seed": ["/bin/m", "seed"],
+                        "write_back": ["/bin/m", "write-back"], "operations": ["/bin/m", "operations"],
+                        "events": {"claude-code": ["SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"],
+                                   "openclaw": ["agent_end"]},
+                        "write_back_timeout_s": 20, "operations_timeout_s": 5})
+    contract = brain_contract_of("img:2", {"io.brainbench.brain": label})
+    assert contract is not None and contract.version == 2
+    assert contract.write_back == ["/bin/m", "write-back"] and contract.operations == ["/bin/m", "operations"]
+    assert contract.handles("claude-code", "Stop") and contract.handles("openclaw", "agent_end")
+    assert not contract.handles("codex", "Stop") and not contract.handles("openclaw", "session_end")
+    jsonschema.validate(json.loads(label), schema_for("brain-contract"))
+    v1 = brain_contract_of("img:1", {"io.brainbench.brain": '{"version": 1, "seed": ["/s"]}'})
+    assert v1 is not None and (v1.events, v1.write_back, v1.operations) == ({}, None, None)
+
+
+def test_the_write_back_document_carries_the_gold_extractors_facts(reference: Path) -> None:
+    from brainbench.writeback.document import write_back_document
+    from brainbench.writeback.extractors import GoldExtractor
+
+    corpus = load_corpus(REPO / "fixtures", REPO / "gold")
+    writers = [i for i in corpus.fixtures if "write-back" in i.fixture.suites]
+    assert writers
+    for item in writers:
+        doc = write_back_document(item, GoldExtractor(item))
+        jsonschema.validate(doc.model_dump(mode="json"), schema_for("write-back-document"))
+        assert not doc.llm and doc.page_slug == f"conversations/bench-{item.fixture_id}"
+        assert all(s.session_id == doc.session_id and s.page_slug == doc.page_slug for s in doc.segments)
+        facts = [f.fact for s in doc.segments for f in s.facts]
+        gold = [g.fact for t in item.gold.turns.values() for g in t.gold_facts or []]
+        assert sorted(facts) == sorted(gold), item.fixture_id  # every gold fact, once, in its segment
+        llm = write_back_document(item, None)
+        assert llm.llm and all(s.facts == [] for s in llm.segments)

@@ -244,9 +244,12 @@ async def _check_mode(report: DoctorReport, mode: InvocationMode, *, command: Se
             async with seeded_brain(report, proc, seeded[0], seeded[1], mode) as url:
                 if url is None:
                     return
-                await _check_calls(report, proc, mode, harness,
-                                   {**env, "BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": sample.SOURCE},
-                                   timeout_s)
+                seeded_env = {**env, "BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": sample.SOURCE}
+                await _check_calls(report, proc, mode, harness, seeded_env, timeout_s)
+                if seeded[1].events:  # seed contract v2: the lifecycle events the image declares
+                    from .seed_v2 import check_events
+
+                    await check_events(report, proc, mode, harness, seeded_env, timeout_s, seeded[1])
         if mode == "exec":
             await _check_timeout(report, proc, env)
     finally:

@@ -1,4 +1,4 @@
-"""Doctor's checks of the seed contract (label ``io.brainbench.brain``): label, init, seed.
+"""Doctor's checks of the seed contract (label ``io.brainbench.brain``): label, init, seed (v2: ``seed_v2.py``).
 
 Run exactly as a run does it (``orchestrator/image_seed.py``): the image's template with
 its extensions, ``init`` once, a clone owned by its own role, ``seed`` with doctor's
@@ -44,6 +44,11 @@ def check_label(report: DoctorReport, labels: Mapping[str, str]) -> tuple[BrainC
     if contract.init:
         steps.append(f"init {' '.join(contract.init)} ({contract.init_timeout_s:g} s)")
     steps.append(f"seed {' '.join(contract.seed)} ({contract.seed_timeout_s:g} s)")
+    if contract.write_back:
+        steps.append(f"write_back {' '.join(contract.write_back)} ({contract.write_back_timeout_s:g} s)")
+    if contract.operations:
+        steps.append(f"operations {' '.join(contract.operations)} ({contract.operations_timeout_s:g} s)")
+    steps += [f"{harness} events {', '.join(events)}" for harness, events in contract.events.items()]
     report.results.append(CheckResult("seed contract label", "pass",
                                       f"{LABEL_BRAIN} version {contract.version}: " + "; ".join(steps)))
     return contract, True
@@ -104,4 +109,23 @@ async def _seed(report: DoctorReport, proc: Any, dbs: BrainDatabases, contract: 
         f"seed contract seed ({mode})", "pass",
         f"exit 0, {outcome.duration_ms:.0f} ms; the hook now reads that brain as "
         + ("its private server's superuser" if private else "its owner role")))
+    if contract.version == 2 and (contract.write_back or contract.operations):
+        await _v2_on_own_clone(report, proc, brains, dbs, contract, mode, document)
     return brain.url
+
+
+async def _v2_on_own_clone(report: DoctorReport, proc: Any, brains: ImageSeededBrains, dbs: BrainDatabases,
+                           contract: BrainContract, mode: str, document: bytes) -> None:
+    """Seed contract v2's commands, on a seeded clone of their own (the hook's stays as seeded)."""
+    from .seed_v2 import check_v2
+
+    brain = await anyio.to_thread.run_sync(brains.clone)
+    try:
+        fixture = sample.reference_fixture()
+        failure, _ = await run_step(proc, contract.seed, document, seed_env(brain.url, fixture),
+                                    contract.seed_timeout_s)
+        if failure is None:
+            await check_v2(report, proc, dbs, brain.name, brain.url, contract, mode)
+    finally:
+        with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+            await anyio.to_thread.run_sync(brains.drop, brain)

@@ -42,12 +42,14 @@ def write_back_metrics(scores: Sequence[Any], llm: bool) -> tuple[int, int, dict
 
 
 def assemble_cells(config: RunConfig, kinds: Mapping[str, str], rows: Sequence[TurnRow],
-                   outcomes: Sequence[Any], image_seeded: Collection[str] = ()) -> list[Cell]:
+                   outcomes: Sequence[Any], image_seeded: Mapping[str, Collection[str]] | None = None) -> list[Cell]:
     """Cells per harness in ``kinds`` order (harness → seam kind: contract or production).
 
-    ``image_seeded`` harnesses get no write-back cell: the runner's write-back never reaches
-    their brain (seed contract v1), so the run marks it not applicable instead.
+    ``image_seeded``: harness → the suites its image has no path to (seed contract v1: write-back,
+    continuity and the memory-trust suites; v2: those it declares no command for).  Those get no
+    cell (the run marks them not applicable); the others are graded from the image's own store.
     """
+    no_path = image_seeded or {}
     cells: list[Cell] = []
     wb = [o.write_back for o in outcomes if o.write_back is not None]
     for harness, kind in kinds.items():
@@ -62,17 +64,22 @@ def assemble_cells(config: RunConfig, kinds: Mapping[str, str], rows: Sequence[T
                 cells.append(_cell(harness, suite, kind, score.gold_total, score.gold_failed, metrics,
                                    _first_seen(r.fixture_id for r in mine)))
             elif suite in ("trust", "state-resolution", "poisoning", "deletion"):
-                if harness in image_seeded:
-                    continue  # its own brain never saw the steps (seed contract v1): not applicable
+                if suite in no_path.get(harness, ()):
+                    continue  # its own brain never saw the steps: not applicable
                 parts = trust_cell_parts(harness, suite, outcomes, rows)
                 if parts is not None:
                     cells.append(_cell(harness, suite, kind, *parts))
             elif suite == "write-back":
-                if not wb or harness in image_seeded:
+                if harness in no_path and suite in no_path[harness]:
                     continue
-                total, failed, metrics = write_back_metrics(wb, config.llm)
+                # An image-seeded seam is graded on its own store; every other seam on ours.
+                mine_wb = ([o.image_write_back[harness] for o in outcomes if harness in o.image_write_back]
+                           if harness in no_path else wb)
+                if not mine_wb:
+                    continue
+                total, failed, metrics = write_back_metrics(mine_wb, config.llm)
                 cells.append(_cell(harness, suite, kind, total, failed, metrics,
-                                   _first_seen(s.fixture_id for s in wb)))
+                                   _first_seen(s.fixture_id for s in mine_wb)))
             else:
                 scores = [o.continuity[harness] for o in outcomes if harness in o.continuity]
                 if not scores:

@@ -7,7 +7,7 @@ document is assembled by the very code that assembles a single run.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from brainbench.metrics.cells import assemble_cells, metric_names
@@ -18,9 +18,10 @@ from brainbench.models.seed import NOT_APPLICABLE_REASON, TRUST_NOT_APPLICABLE_R
 from brainbench.orchestrator.outcome import FixtureOutcome
 
 
-def not_applicable(config: RunConfig, image_seeded: Sequence[str], rows: Sequence[TurnRow],
+def not_applicable(config: RunConfig, image_seeded: Mapping[str, Mapping[str, str]], rows: Sequence[TurnRow],
                    done: Sequence[FixtureOutcome]) -> list[NotApplicable]:
-    """The write-back and continuity cells image-seeded seams would have had, marked not applicable."""
+    """The cells image-seeded seams would have had for the suites their image has no path to
+    (``image_seeded``: harness → suite → reason), marked not applicable."""
     fixtures = {
         "write-back": list(dict.fromkeys(o.write_back.fixture_id for o in done if o.write_back is not None)),
         "continuity": list(dict.fromkeys([*(r.fixture_id for r in rows if r.suite == "continuity"),
@@ -28,11 +29,25 @@ def not_applicable(config: RunConfig, image_seeded: Sequence[str], rows: Sequenc
     }
     trust = {suite: [o.trust.fixture_id for o in done if o.trust is not None and o.trust.suite == suite]
              for suite in ("trust", "state-resolution", "poisoning", "deletion")}
-    return [NotApplicable(harness=h, suite=suite, reason=NOT_APPLICABLE_REASON, fixtures=fixtures[suite])
-            for h in image_seeded for suite in config.suites if suite in fixtures] + [
-        # The memory-trust steps reach our reference memory system only, never an image's own brain.
-        NotApplicable(harness=h, suite=suite, reason=TRUST_NOT_APPLICABLE_REASON, fixtures=trust[suite])
-        for h in image_seeded for suite in config.suites if trust.get(suite)]
+    out = [NotApplicable(harness=h, suite=suite, reason=na[suite], fixtures=fixtures[suite])  # type: ignore[arg-type]
+           for h, na in image_seeded.items() for suite in config.suites if suite in fixtures and suite in na]
+    # The memory-trust steps reach an image's own brain only through its operations command.
+    return out + [NotApplicable(harness=h, suite=suite, reason=na[suite], fixtures=trust[suite])  # type: ignore[arg-type]
+                  for h, na in image_seeded.items() for suite in config.suites if trust.get(suite) and suite in na]
+
+
+def image_seeded_of(seams: Sequence[SeamInfo]) -> dict[str, dict[str, str]]:
+    """harness → suite → n/a reason, for every image-seeded seam (a result from before seed contract v2
+    carries no reasons: its seams had v1's)."""
+    out: dict[str, dict[str, str]] = {}
+    for s in seams:
+        if s.brain_contract is None:
+            continue
+        na = s.brain_not_applicable
+        out[s.harness] = dict(na) if na is not None else {
+            **{suite: NOT_APPLICABLE_REASON for suite in ("write-back", "continuity")},
+            **{suite: TRUST_NOT_APPLICABLE_REASON for suite in ("trust", "state-resolution", "poisoning", "deletion")}}
+    return out
 
 
 def build_result(config: RunConfig, *, fixtures_hash: str, harness_sha: str, seams: Sequence[SeamInfo],
@@ -46,7 +61,7 @@ def build_result(config: RunConfig, *, fixtures_hash: str, harness_sha: str, sea
     done = [o for _, o in keyed]
     rows = [r for o in done for r in o.rows]
     faults = [f for o in done for f in o.faults]
-    image_seeded = [s.harness for s in seams if s.brain_contract is not None]
+    image_seeded = image_seeded_of(seams)
     cells = assemble_cells(config, {s.harness: s.seam for s in seams}, rows, done, image_seeded)
     fault_counts: dict[str, int] = {}
     for f in faults:

@@ -29,7 +29,9 @@ def trust_cell_parts(harness: str, suite: str, outcomes: Sequence[Any],
         return None
     fixtures = list(dict.fromkeys(s.fixture_id for s in scores))
     if suite != "poisoning":
-        total = _sum([s.shared for s in scores if s.shared is not None])
+        # An image graded through its operations command has a score of its own (seed contract v2).
+        total = _sum([s.by_harness[harness] if harness in s.by_harness else s.shared for s in scores
+                      if harness in s.by_harness or s.shared is not None])
         return total.gold_total, total.gold_failed, suite_metrics(suite, total.counts), fixtures
     mine = [s for s in scores if harness in s.protections]
     if not mine:

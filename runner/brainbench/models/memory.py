@@ -169,6 +169,8 @@ class Recall(_Shape):
     op: Literal["recall"] = "recall"
     entity: str | None = None
     query: str | None = None
+    # Only the facts written back from this conversation page (seed contract v2's write-back read).
+    page_slug: str | None = None
     limit: int = Field(default=50, ge=1, le=500)
 
 
@@ -301,6 +303,10 @@ class ReadItem(_Shape):
     contested: Contested | None = None
     expired_at: str | None = None
     superseded_by: int | None = None
+    # A written-back fact's provenance (seed contract v2): the stamp, session and page it came from.
+    provenance: str | None = None
+    session_id: str | None = None
+    page_slug: str | None = None
 
 
 class FactStateInfo(_Shape):

@@ -98,6 +98,9 @@ class SeamInfo(_Model):
     image_digest: str | None = None
     # Seed contract version when the image seeds its own brain (label io.brainbench.brain).
     brain_contract: int | None = None
+    # An image-seeded seam: suite → why the image has no path to it (not applicable); the suites it
+    # declares a path for (seed contract v2) are absent.  None for a seam that seeds no brain.
+    brain_not_applicable: dict[str, str] | None = None
 
 
 class NotApplicable(_Model):

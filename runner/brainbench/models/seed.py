@@ -1,10 +1,17 @@
-"""Seed contract v1: how an image declares that it seeds its own brain, and what its seed reads.
+"""Seed contract v1 and v2: how an image declares that it seeds its own brain, and what its commands read.
 
 An image labelled ``io.brainbench.brain`` (a :class:`BrainContract`) keeps its memory in a
 database of its own schema: the runner creates a template database per run (extensions
 first, then the image's ``init``), clones it per fixture, and runs the image's ``seed``
 with one :class:`SeedDocument` on stdin.  docs/HOOK_AUTHORS.md ("Seed contract v1")
 is the prose; the published schemas are generated from these models.
+
+Version 2 (the memory lifecycle contract, docs/HOOK_AUTHORS.md "Seed contract v2") adds what
+a memory system needs to be graded on write-back, continuity and the memory-trust suites:
+the harness lifecycle events its hook handles (``events``), a ``write_back`` command (one
+:class:`WriteBackDocument` on stdin, ``models/write_back_doc.py``) and an ``operations``
+command (one memory-operations request on stdin, its answer on stdout, ``models/memory.py``).
+A v1 label parses exactly as before.
 """
 
 from __future__ import annotations
@@ -12,15 +19,34 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from brainbench.models import bounded_json
 
 LABEL_BRAIN = "io.brainbench.brain"
-SEED_CONTRACT_VERSION = 1
+SEED_CONTRACT_VERSION = 2
 # Why write-back and continuity rows of an image-seeded seam are not scored (contract v1).
 NOT_APPLICABLE_REASON = "image-seeded brain: no write-back command in seed contract v1"
 TRUST_NOT_APPLICABLE_REASON = "image-seeded brain: no operations command in seed contract v1"
+# The same, for a v2 image that declares no such command.
+V2_NO_WRITE_BACK_REASON = "image-seeded brain: the image declares no write_back command (seed contract v2)"
+V2_NO_OPERATIONS_REASON = "image-seeded brain: the image declares no operations command (seed contract v2)"
+
+TRUST_SUITE_NAMES = ("trust", "state-resolution", "poisoning", "deletion")
+
+# The lifecycle events a real harness calls its hooks with, per harness (wire-contracts.md §1–§3).
+# The first of each list that the runner already calls for every seam is the prompt event; the
+# others are called only for an image that declares them (seed contract v2).
+LIFECYCLE_EVENTS: dict[str, tuple[str, ...]] = {
+    "claude-code": ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"),
+    "codex": ("SessionStart", "UserPromptSubmit", "Stop"),
+    # OpenClaw plugin hooks: before_prompt_build is the prompt call the bridge already makes.
+    "openclaw": ("before_prompt_build", "agent_end", "session_end"),
+}
+# Per harness: the event called once at the start, after each assistant turn, and at the end.
+SESSION_START = {"claude-code": "SessionStart", "codex": "SessionStart"}
+AFTER_ASSISTANT = {"claude-code": "Stop", "codex": "Stop", "openclaw": "agent_end"}
+SESSION_END = {"claude-code": "SessionEnd", "openclaw": "session_end"}
 
 Argv = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
 # An extension name as CREATE EXTENSION takes it (quoted identifier: uuid-ossp has a dash).
@@ -54,12 +80,13 @@ class BrainContractError(ValueError):
 
 
 class BrainContract(BaseModel):
-    """The value of the ``io.brainbench.brain`` image label (seed contract version 1)."""
+    """The value of the ``io.brainbench.brain`` image label (seed contract version 1 or 2)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True,
-                              title="BrainBench seed contract (io.brainbench.brain label, version 1)")
+                              title="BrainBench seed contract (io.brainbench.brain label, version 1 or 2)")
 
-    version: Literal[1] = Field(description="Seed contract version; 1 is the only one.")
+    version: Literal[1, 2] = Field(description="Seed contract version: 1 (init, seed) or 2 (adds events, "
+                                   "write_back, operations).")
     seed: Argv = Field(description="Exec-form argv run once per fixture with a SeedDocument on stdin.")
     init: Argv | None = Field(default=None, description="Exec-form argv run once per run against the template "
                               "database (stdin closed), e.g. to create the schema.")
@@ -74,6 +101,63 @@ class BrainContract(BaseModel):
         "needs superuser (event triggers, BYPASSRLS).")
     init_timeout_s: float = Field(default=120.0, gt=0, le=3600)
     seed_timeout_s: float = Field(default=60.0, gt=0, le=3600)
+    # --- version 2 -------------------------------------------------------------------------
+    events: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Version 2: per harness (claude-code, codex, openclaw), the lifecycle events the image's hook "
+        "handles; the runner calls each during replay as that harness would (claude-code: SessionStart, "
+        "UserPromptSubmit, Stop, SessionEnd; codex: SessionStart, UserPromptSubmit, Stop; openclaw: "
+        "before_prompt_build, agent_end, session_end).")
+    write_back: Argv | None = Field(
+        default=None, description="Version 2: exec-form argv run once per session to write back, with a "
+        "WriteBackDocument on stdin (write-back-document.schema.json).")
+    operations: Argv | None = Field(
+        default=None, description="Version 2: exec-form argv run once per memory operation, with one request "
+        "on stdin (memory-request.schema.json) and its answer on stdout (memory-outcome.schema.json).")
+    write_back_timeout_s: float = Field(default=60.0, gt=0, le=3600)
+    operations_timeout_s: float = Field(default=30.0, gt=0, le=3600)
+
+    @model_validator(mode="after")
+    def _v2_fields(self) -> BrainContract:
+        if self.version == 1:
+            for name in ("events", "write_back", "operations"):
+                if getattr(self, name):
+                    raise ValueError(f"{name} needs \"version\": 2")
+        for harness, events in self.events.items():
+            known = LIFECYCLE_EVENTS.get(harness)
+            if known is None:
+                raise ValueError(f"events: unknown harness {harness!r} (one of {', '.join(LIFECYCLE_EVENTS)})")
+            unknown = [e for e in events if e not in known]
+            if unknown:
+                raise ValueError(f"events.{harness}: unknown event {unknown[0]!r} (one of {', '.join(known)})")
+        return self
+
+    def no_path(self, suite: str) -> str | None:
+        """Why ``suite`` cannot be graded for this image (the n/a reason), or None when it can.
+
+        write-back needs ``write_back`` and ``operations`` (the facts are read back through
+        ``recall``); continuity needs ``write_back`` (the reader's hook reads what it wrote);
+        the memory-trust suites need ``operations``."""
+        if self.version == 1:
+            if suite in ("write-back", "continuity"):
+                return NOT_APPLICABLE_REASON
+            return TRUST_NOT_APPLICABLE_REASON if suite in TRUST_SUITE_NAMES else None
+        if suite in ("write-back", "continuity") and self.write_back is None:
+            return V2_NO_WRITE_BACK_REASON
+        if suite == "write-back" and self.operations is None:
+            return V2_NO_OPERATIONS_REASON + ": its written-back facts cannot be read back"
+        if suite in TRUST_SUITE_NAMES and self.operations is None:
+            return V2_NO_OPERATIONS_REASON
+        return None
+
+    def not_applicable(self) -> dict[str, str]:
+        """Suite → the n/a reason, for every suite the image has no path to."""
+        return {suite: why for suite in ("write-back", "continuity", *TRUST_SUITE_NAMES)
+                if (why := self.no_path(suite)) is not None}
+
+    def handles(self, harness: str, event: str) -> bool:
+        """Whether the image's hook asks to be called with ``event`` under ``harness`` (v2 only)."""
+        return event in self.events.get(harness, ())
 
     @classmethod
     def from_label(cls, image: str, text: str) -> BrainContract:

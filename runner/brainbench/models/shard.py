@@ -50,6 +50,8 @@ class KeyOutcome(BaseModel):
     # Indexes into the shard's trace file (``_meta.trace``), laid out like the rows.
     traces: list[int] = Field(default_factory=list)
     write_back: dict[str, Any] | None = None
+    # Seed contract v2: per image-seeded harness, its own write-back score.
+    image_write_back: dict[str, dict[str, Any]] = Field(default_factory=dict)
     continuity: dict[str, dict[str, Any]] = Field(default_factory=dict)
     seed_failure: dict[str, Any] | None = None
     trust: dict[str, Any] | None = None

@@ -89,7 +89,10 @@ class TrustFixtureScore(_Model):
     suite: str
     # trust, state-resolution, deletion: one score for every harness.
     shared: SuiteScore | None = None
+    # trust, state-resolution, deletion of an image-seeded seam (seed contract v2): its own store's score.
+    by_harness: dict[str, SuiteScore] = Field(default_factory=dict)
     # poisoning: per harness, the protections arm and (when it ran) the default-mode arm.
     protections: dict[str, SuiteScore] = Field(default_factory=dict)
     default: dict[str, SuiteScore] = Field(default_factory=dict)
-    steps: dict[str, list[StepRecord]] = Field(default_factory=dict)  # arm → records, for explain
+    # arm → records, for explain; an image-seeded seam's steps under "<arm>:<harness>".
+    steps: dict[str, list[StepRecord]] = Field(default_factory=dict)

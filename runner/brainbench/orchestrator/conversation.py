@@ -23,6 +23,7 @@ from brainbench.jsstring import trim, without_lone_surrogates
 from brainbench.models.corpus import PublicTurn
 from brainbench.models.history import HistoryItem
 from brainbench.models.hook_io import HookCall, HookOutcome
+from brainbench.models.seed import AFTER_ASSISTANT, SESSION_END, SESSION_START
 
 # Attempts of a call whose outcome is an infrastructure fault (the run's one policy).
 INFRA_ATTEMPTS = INFRA_RETRY.attempts
@@ -63,6 +64,9 @@ class Conversation:
     # Who went over their share of the shared brain (brain/shares.py): a call during which this
     # seam did is its own contract violation, whatever it answered.
     share: ShareLedger | None = None
+    # Seed contract v2: the lifecycle events the seam's image asks for (models.seed.LIFECYCLE_EVENTS);
+    # each is called when its harness would call it, the transcript as it stands then.
+    events: frozenset[str] = frozenset()
 
     async def _call(self, message: dict[str, object], event: str) -> tuple[Graded, HookOutcome]:
         # JSON.stringify, as a JS harness sends it.  An earlier injection clipped
@@ -89,7 +93,7 @@ class Conversation:
         return grade(outcome, self.spec.dialect, event), outcome
 
     async def begin(self) -> Graded | None:
-        if not self.spec.session_start:
+        if not self.spec.session_start and SESSION_START.get(self.spec.harness) not in self.events:
             return None
         graded, _ = await self._call(self._base("SessionStart") | {"source": "startup"}, "SessionStart")
         if graded.context:
@@ -113,10 +117,13 @@ class Conversation:
                 "permission_mode": "default"}
 
     def _message(self, turn: PublicTurn) -> dict[str, object]:
-        message = self._base("UserPromptSubmit") | {"prompt": turn.text}
+        return self._with_prior(self._base("UserPromptSubmit") | {"prompt": turn.text}, turn.turn_id)
+
+    def _with_prior(self, message: dict[str, object], before: int) -> dict[str, object]:
+        """``message`` with the prior context its harness hands a hook: the turns before turn id ``before``."""
         if self.spec.prior == "transcript":
             path = self.workdir / "claude" / "projects" / "brainbench" / f"{self.session_id}.jsonl"
-            write_lines(path, claude_transcript_lines(self._transcript_before(turn)))
+            write_lines(path, claude_transcript_lines(self._transcript_before(before)))
             message["transcript_path"] = str(path)
         elif self.spec.prior == "rollout":
             path = self.workdir / "codex" / "sessions" / f"{self.session_id}.jsonl"
@@ -130,7 +137,7 @@ class Conversation:
             ]
         return message
 
-    def _transcript_before(self, turn: PublicTurn) -> list[HistoryItem]:
+    def _transcript_before(self, before: int) -> list[HistoryItem]:
         """What a Claude Code transcript holds before ``turn``.
 
         gbrain's adapter walks the fixture's turns in array order and stops at the
@@ -141,7 +148,7 @@ class Conversation:
             return [h for h in self.history if not self._is_session(h)]
         out: list[HistoryItem] = []
         for t in self.script:
-            if t.turn_id >= turn.turn_id:
+            if t.turn_id >= before:
                 break
             out.append(HistoryItem(t.role, t.text))
             if t.turn_id in self.injections:
@@ -170,3 +177,23 @@ class Conversation:
 
     def assistant_turn(self, turn: PublicTurn) -> None:
         self.history.append(HistoryItem("assistant", turn.text))
+
+    async def after_assistant(self, turn: PublicTurn) -> Graded | None:
+        """Seed contract v2: the event a harness fires once the assistant answered (Claude Code and
+        Codex ``Stop``, OpenClaw ``agent_end``), the transcript holding that answer; None when the
+        image did not ask for it.  Its output is never context: only its faults count."""
+        event = AFTER_ASSISTANT.get(self.spec.harness)
+        if event not in self.events:
+            return None
+        extra: dict[str, object] = {"stop_hook_active": False} if event == "Stop" else {}
+        graded, _ = await self._call(self._with_prior(self._base(event) | extra, turn.turn_id + 1), event)
+        return graded
+
+    async def end(self, last_turn_id: int) -> Graded | None:
+        """Seed contract v2: the session's end (Claude Code ``SessionEnd``, OpenClaw ``session_end``)."""
+        event = SESSION_END.get(self.spec.harness)
+        if event not in self.events:
+            return None
+        extra: dict[str, object] = {"reason": "other"} if event == "SessionEnd" else {}
+        graded, _ = await self._call(self._with_prior(self._base(event) | extra, last_turn_id + 1), event)
+        return graded

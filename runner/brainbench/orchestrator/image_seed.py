@@ -167,37 +167,54 @@ def seed_env(url: str, fixture: Fixture) -> dict[str, str]:
             "BRAINBENCH_FIXTURE": fixture.fixture_id}
 
 
-async def seed_clone(seam: SeededSeam, fixture: Fixture) -> tuple[ImageBrain | None, str | None]:
-    """A clone seeded by the image for ``fixture``: (brain, None), or (None, the seed failure)."""
+async def seed_clone(seam: SeededSeam, fixture: Fixture, *more: Fixture,
+                     seed: bool = True) -> tuple[ImageBrain | None, str | None]:
+    """A clone seeded by the image for ``fixture`` (then each of ``more`` into the same clone, as a
+    continuity pair's writer and reader share one brain): (brain, None), or (None, the seed failure).
+    ``seed=False``: the initialised clone alone (a memory-trust fixture writes through its steps)."""
     where = f"seed failed for fixture {fixture.fixture_id} in seam {seam.harness} (image {seam.image})"
     if seam.init_error:
         return None, f"{where}: {seam.init_error}"
     if seam.server_error:
         return None, f"{where}: {seam.server_error}"
     try:
-        document = seed_document(fixture).model_dump_json().encode("utf-8")
+        documents = [seed_document(f).model_dump_json().encode("utf-8") for f in (fixture, *more)] if seed else []
     except SeedError as exc:
         return None, str(exc)
     try:
         brain = await seam.in_thread(seam.brains.clone)
     except ImageServerError as exc:
         return None, f"{where}: {seam.server_failed(exc)}"
-    env = seed_env(brain.url, fixture)
-    try:
-        failure, _ = await run_step(seam.active.process, seam.contract.seed, document, env,
-                                    seam.contract.seed_timeout_s)
-    except BaseException:
-        with anyio.CancelScope(shield=True):
+    for one, document in zip((fixture, *more), documents, strict=False):
+        env = seed_env(brain.url, one)
+        try:
+            failure, _ = await run_step(seam.active.process, seam.contract.seed, document, env,
+                                        seam.contract.seed_timeout_s)
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await seam.drop(brain)
+            raise
+        # Past its share of the shared server (the watchdog cut it off, or it is now): the seam's own failure.
+        over = await seam.in_thread(lambda: seam.brains.over_share(brain.name))
+        if over:
+            failure = f"went over its share of the shared brain: {over}"
+        if failure:
             await seam.drop(brain)
-        raise
-    # Past its share of the shared server (the watchdog cut it off, or it is now): the seam's own failure.
-    over = await seam.in_thread(lambda: seam.brains.over_share(brain.name))
-    if over:
-        failure = f"went over its share of the shared brain: {over}"
-    if failure:
-        await seam.drop(brain)
-        return None, f"{where}: seed ({' '.join(seam.contract.seed)}) {failure}"
+            return None, f"{where}: seed ({' '.join(seam.contract.seed)}) {failure}"
     return brain, None
+
+
+@contextlib.asynccontextmanager
+async def one_clone(seam: SeededSeam, fixture: Fixture, *more: Fixture,
+                    seed: bool = True) -> AsyncIterator[tuple[ImageBrain | None, str | None]]:
+    """:func:`seed_clone` as a context: the clone is dropped on exit, whatever happened."""
+    brain, failure = await seed_clone(seam, fixture, *more, seed=seed)
+    try:
+        yield brain, failure
+    finally:
+        if brain is not None:
+            with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+                await seam.drop(brain)
 
 
 @contextlib.asynccontextmanager

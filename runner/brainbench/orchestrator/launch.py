@@ -133,7 +133,8 @@ async def start_seam(config: RunConfig, providers: Providers, harness: str, work
     # scoreboard, the HTML report and `explain` name it with its digest.
     info = SeamInfo(harness=harness, seam=kind, executor=executor.name, mode=process.mode,
                     image=image or process.image_ref, image_digest=process.image_digest,
-                    brain_contract=brain.version if brain else None)
+                    brain_contract=brain.version if brain else None,
+                    brain_not_applicable=brain.not_applicable() if brain else None)
     timeout = (override.timeout_s if override and override.timeout_s else None) or config.timeout_s
     return ActiveSeam(spec, process, info, timeout, dict(override.env) if override else {}, brain,
                       production_image=image)

@@ -24,6 +24,8 @@ class FixtureOutcome:
     rows: list[TurnRow] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
     write_back: WriteBackScore | None = None
+    # Seed contract v2: harness → the write-back of that seam's image into its own store.
+    image_write_back: dict[str, WriteBackScore] = field(default_factory=dict)
     continuity: dict[str, ContinuityScore] = field(default_factory=dict)  # harness → score
     seed_failure: SeedFailure | None = None
     calls: int = 0  # hook calls made for it (this run's, for progress; not in the result)
@@ -38,6 +40,7 @@ class FixtureOutcome:
         return {
             "write_back": self.write_back.model_dump(mode="json") if self.write_back is not None else None,
             "continuity": {h: c.model_dump(mode="json") for h, c in self.continuity.items()},
+            "image_write_back": {h: c.model_dump(mode="json") for h, c in self.image_write_back.items()},
             "seed_failure": self.seed_failure.model_dump(mode="json") if self.seed_failure else None,
             "trust": self.trust.model_dump(mode="json") if self.trust is not None else None,
         }
@@ -51,6 +54,7 @@ class FixtureOutcome:
             traces=[traces[i] for i in record.traces if i < len(traces)],
             write_back=WriteBackScore.model_validate(record.write_back) if record.write_back else None,
             continuity={h: ContinuityScore.model_validate(c) for h, c in record.continuity.items()},
+            image_write_back={h: WriteBackScore.model_validate(c) for h, c in record.image_write_back.items()},
             seed_failure=SeedFailure.model_validate(record.seed_failure) if record.seed_failure else None,
             trust=TrustFixtureScore.model_validate(record.trust) if record.trust else None,
         )
@@ -66,6 +70,7 @@ def key_records(keyed: Sequence[tuple[str, FixtureOutcome]]) -> dict[str, KeyOut
                                   faults=list(range(fault_at, fault_at + len(o.faults))),
                                   traces=list(range(trace_at, trace_at + len(o.traces))),
                                   write_back=scores["write_back"], continuity=scores["continuity"],
+                                  image_write_back=scores["image_write_back"],
                                   seed_failure=scores["seed_failure"], trust=scores["trust"])
         row_at += len(o.rows)
         fault_at += len(o.faults)

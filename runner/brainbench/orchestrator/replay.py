@@ -10,6 +10,7 @@ from brainbench.brain.shares import ShareLedger
 from brainbench.corpus.loader import LoadedFixture
 from brainbench.corpus.rules import turn_key
 from brainbench.executors.base import SeamProcess
+from brainbench.harnesses.grading import Graded
 from brainbench.harnesses.registry import SeamSpec
 from brainbench.jsstring import without_lone_surrogates
 from brainbench.models.result import Fault, TurnRow
@@ -47,19 +48,24 @@ async def replay_fixture(
     keep: bool = False,
     image: str | None = None,
     share: ShareLedger | None = None,
+    events: Sequence[str] | None = None,
 ) -> SeamReplay:
+    """``events``: the lifecycle events the seam's image declares (seed contract v2), called as its harness would."""
     fx = item.fixture
     conv = Conversation(spec, process, f"brainbench-{fx.fixture_id}-1", workdir, env, timeout_s,
                         payload_dir=workdir / "payloads" if keep else None, script=item.public_turns(),
-                        share=share)
+                        share=share, events=frozenset(events or ()))
     out = SeamReplay()
     started = await conv.begin()
     if started is not None and started.fault is not None:
         out.faults.append(Fault(fixture_id=fx.fixture_id, turn_id=0, harness=spec.harness,
                                 fault_class=started.fault, detail=f"SessionStart: {started.detail}"))
+    last = 0
     for turn in item.public_turns():
+        last = max(last, turn.turn_id)
         if turn.role == "assistant":
             conv.assistant_turn(turn)
+            _lifecycle_fault(out, fx.fixture_id, turn.turn_id, spec, await conv.after_assistant(turn))
             continue
         result = await conv.user_turn(turn)
         if result.graded.fault is not None:
@@ -81,8 +87,16 @@ async def replay_fixture(
                 cross_source_slugs=leaked,
                 latency_ms=round(result.latency_ms * 1000) / 1000,
             ))
+    _lifecycle_fault(out, fx.fixture_id, last, spec, await conv.end(last))
     out.calls = conv.calls
     return out
+
+
+def _lifecycle_fault(out: SeamReplay, fixture_id: str, turn_id: int, spec: SeamSpec, graded: Graded | None) -> None:
+    """A lifecycle call (seed contract v2) that went wrong is a fault of the seam on that turn."""
+    if graded is not None and graded.fault is not None:
+        out.faults.append(Fault(fixture_id=fixture_id, turn_id=turn_id, harness=spec.harness,
+                                fault_class=graded.fault, detail=graded.detail))
 
 
 def _printable(text: str) -> str:

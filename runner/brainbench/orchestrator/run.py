@@ -46,11 +46,13 @@ from brainbench.executors.base import ExecutorError
 from brainbench.models.behaviour import BEHAVIOUR_ENV, NEWEST, Behaviour
 from brainbench.models.budget import Concurrency
 from brainbench.models.config import RunConfig
-from brainbench.models.result import RunResult, SeamInfo, SeedFailure, TraceInfo
+from brainbench.models.result import Fault, RunResult, SeamInfo, SeedFailure, TraceInfo
 from brainbench.models.shard import ShardInfo, ShardSpec
 from brainbench.models.share import BrainShare, share_from_env
 from brainbench.models.trace import CONTEXT_CAP, TurnTrace
-from brainbench.orchestrator.image_seed import SeededSeam, prepare_seeded_seams, seeded_brains
+from brainbench.orchestrator.image_memory import graded_write_back, keyword_probe, seam_fault, write_back
+from brainbench.orchestrator.image_seed import SeededSeam, one_clone, prepare_seeded_seams, seeded_brains
+from brainbench.orchestrator.image_trust import image_trust
 from brainbench.orchestrator.launch import (
     ActiveSeam,
     Providers,
@@ -66,7 +68,7 @@ from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, 
 from brainbench.orchestrator.shard import config_fingerprint, pair_key, plan_keys, shard_plan
 from brainbench.orchestrator.spill import TraceSpill, TraceStream
 from brainbench.orchestrator.stages import RunAborted, Stages
-from brainbench.orchestrator.trust_unit import TrustUnit
+from brainbench.orchestrator.trust_unit import TrustUnit, trust_suite
 from brainbench.ownership import sweep_lock_files
 from brainbench.scratch_owner import OWNER_FILE, RUN_PREFIX, owned_scratch_dir, sweep_run_dirs
 from brainbench.version import source_revision
@@ -188,7 +190,8 @@ class Runner:
             replays.append(await replay_fixture(item, seam.spec, seam.process, suites=suites, env=env,
                                                 workdir=workdir, timeout_s=seam.timeout_s,
                                                 slug_sources=slug_sources, keep=self.config.keep,
-                                                image=seam.production_image, share=self.ledger))
+                                                image=seam.production_image, share=self.ledger,
+                                                events=seam.brain.events.get(harness) if seam.brain else None))
         return replays
 
     async def _diagnose(self, conn: Any, item: LoadedFixture, replays: list[SeamReplay],
@@ -213,6 +216,8 @@ class Runner:
             out.seed_failure = SeedFailure(fixture_id=item.fixture_id, error=str(exc))
             return out
         suites = retrieval_suites(item, self.config)
+        # Seed contract v2: images that write back into their own store, graded on this fixture.
+        image_wb = self._image_seams("write-back") if wants_write_back(item, self.config) else {}
         if suites:
             async with seeded_brains(self.seeded, item.fixture) as (image_urls, failures):
                 if self.seeded:
@@ -222,6 +227,8 @@ class Runner:
                 harnesses = [h for h in self.seams if h not in self.seeded or h in image_urls]
                 replays = await self._replay_all(item, suites, brain, workroot, item.fixture_id,
                                                  report.slug_sources, harnesses, image_urls)
+                for harness, seam in image_wb.items():  # after the replay, on the brain it read
+                    await self._image_write_back(out, seam, item, image_urls.get(harness), failures)
             if failures:
                 out.seed_failure = SeedFailure(fixture_id=item.fixture_id, error="; ".join(failures))
             for replay in replays:
@@ -229,9 +236,34 @@ class Runner:
                 out.faults += replay.faults
                 out.calls += replay.calls
             out.traces += await self._diagnose(conn, item, replays, report.slug_sources)
+        elif image_wb:  # nothing to replay: a seeded clone for the write-back alone
+            for seam in image_wb.values():
+                async with one_clone(seam, item.fixture) as (clone, failure):
+                    if failure:
+                        error = "; ".join(filter(None, [out.seed_failure.error if out.seed_failure else None,
+                                                        failure]))
+                        out.seed_failure = SeedFailure(fixture_id=item.fixture_id, error=error)
+                    await self._image_write_back(out, seam, item, clone.url if clone else None,
+                                                 [failure] if failure else [])
         if wants_write_back(item, self.config):
             out.write_back = await anyio.to_thread.run_sync(self._stages.write_back, conn, item)
         return out
+
+    def _image_seams(self, suite: str) -> dict[str, SeededSeam]:
+        """The image-seeded seams whose image declares a path to ``suite`` (seed contract v2)."""
+        return {h: s for h, s in self.seeded.items() if s.contract.no_path(suite) is None}
+
+    async def _image_write_back(self, out: FixtureOutcome, seam: SeededSeam, item: LoadedFixture, url: str | None,
+                                failures: list[str]) -> None:
+        """The image's write-back of ``item`` into its clone at ``url``, graded; no clone (its seed failed,
+        recorded as such): every gold fact of it is lost, for that reason."""
+        if url is None:
+            why = next((f for f in failures if seam.harness in f), "no seeded brain")
+            out.image_write_back[seam.harness] = self._stages.score_image_write_back(item, [], why)
+            return
+        score, faults = await graded_write_back(seam, self._stages, item, url)
+        out.image_write_back[seam.harness] = score
+        out.faults += faults
 
     @contextlib.asynccontextmanager
     async def _brain(self, dbs: BrainDatabases) -> AsyncIterator[Brain]:
@@ -266,7 +298,8 @@ class Runner:
         score = await anyio.to_thread.run_sync(self._stages.write_back, conn, pair.writer)
         if "write-back" in pair.writer.fixture.suites and "write-back" in self.config.suites:
             out.write_back = score
-        # The runner's write-back never reaches an image-seeded brain: continuity is not applicable there.
+        # The runner's write-back never reaches an image-seeded brain: an image continues through its own
+        # write-back (seed contract v2), or continuity is not applicable there.
         harnesses = [h for h in self.seams if h not in self.seeded]
         replays = await self._replay_all(pair.reader, ["continuity"], brain, workroot, f"pair-{pair.pair_id}",
                                          slug_sources, harnesses)
@@ -276,15 +309,56 @@ class Runner:
             out.calls += replay.calls
             out.continuity[harness] = await anyio.to_thread.run_sync(
                 self._stages.score_continuity, conn, pair.reader, replay.injected)
+        for seam in self._image_seams("continuity").values():
+            replay = await self._image_pair(out, seam, pair, brain, workroot, slug_sources)
+            if replay is not None:
+                replays.append(replay)
         out.traces += await self._diagnose(conn, pair.reader, replays, slug_sources)
         return out
 
+    async def _image_pair(self, out: FixtureOutcome, seam: SeededSeam, pair: ContinuityPair, brain: Brain,
+                          workroot: Path, slug_sources: dict[str, set[str]]) -> SeamReplay | None:
+        """A continuity pair on an image's own store: writer and reader seeded into one clone, the writer's
+        session written back by the image, the reader replayed through its hook (seed contract v2)."""
+        harness, reader = seam.harness, pair.reader
+        async with one_clone(seam, pair.writer.fixture, reader.fixture) as (clone, failure):
+            if clone is None:
+                error = "; ".join(filter(None, [out.seed_failure.error if out.seed_failure else None, failure]))
+                out.seed_failure = SeedFailure(fixture_id=pair.pair_id, error=error)
+                out.continuity[harness] = await anyio.to_thread.run_sync(
+                    self._stages.score_continuity_by, reader, set(), None)
+                return None
+            wb_suite = "write-back" in pair.writer.fixture.suites and "write-back" in self.config.suites
+            if seam.contract.no_path("write-back") is None:
+                score, faults = await graded_write_back(seam, self._stages, pair.writer, clone.url)
+                out.faults += faults
+                if wb_suite:
+                    out.image_write_back[harness] = score
+            else:  # written back, never read back: only the reader's hook can show it
+                fault = await write_back(seam, self._stages.write_back_document(pair.writer), clone.url,
+                                         pair.writer.fixture)
+                out.faults += [seam_fault(pair.writer.fixture_id, harness, fault)] if fault else []
+            [replay] = await self._replay_all(reader, ["continuity"], brain, workroot, f"pair-{pair.pair_id}",
+                                              slug_sources, [harness], {harness: clone.url})
+            out.rows += replay.rows
+            out.faults += replay.faults
+            out.calls += replay.calls
+            probe_faults: list[Fault] = []
+            probe = keyword_probe(seam, clone.url, reader.fixture, probe_faults)
+            out.continuity[harness] = await anyio.to_thread.run_sync(
+                self._stages.score_continuity_by, reader, replay.injected, probe, abandon_on_cancel=True)
+            out.faults += probe_faults
+            return replay
+
     async def _trust(self, item: LoadedFixture, dbs: BrainDatabases, workroot: Path) -> FixtureOutcome:
-        # An image that seeds its own brain (seed contract v1) has no path to a trust fixture's brain.
+        # An image that seeds its own brain has no path to our reference memory system's brain.
         seams = {h: s for h, s in self.seams.items() if h not in self.seeded}
         unit = TrustUnit(brain=lambda: self._brain(dbs), seams=seams, stages=self._stages, workroot=workroot,
                          env=self._env, keep=self.config.keep, share=self.ledger)
         score, shown = await unit.run(item)
+        suite = trust_suite(item) or ""
+        for seam in self._image_seams(suite).values():  # seed contract v2: through its operations command
+            await image_trust(seam, item, self._stages, score, shown, workroot, self._env, self.config.keep)
         return FixtureOutcome(rows=shown.rows, faults=shown.faults, traces=shown.traces, trust=score)
 
     # --- whole run ----------------------------------------------------------------------

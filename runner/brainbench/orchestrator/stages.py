@@ -9,14 +9,16 @@ handed in as a stage, the orchestrator itself knows the seams only by what cross
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from brainbench.corpus.loader import LoadedFixture
 from brainbench.models.config import RunConfig
+from brainbench.models.memory import ReadItem
 from brainbench.models.result import RunResult, SeamInfo
 from brainbench.models.trace import TurnTrace
 from brainbench.models.trust_run import Arm, SuiteScore
+from brainbench.models.write_back_doc import WriteBackDocument
 from brainbench.models.writeback import ContinuityScore, WriteBackScore
 from brainbench.orchestrator.outcome import FixtureOutcome
 from brainbench.orchestrator.trust_scenario import Scenario
@@ -41,6 +43,22 @@ class Stages(Protocol):
         ...
 
     def score_continuity(self, conn: Any, reader: LoadedFixture, injected: set[str]) -> ContinuityScore: ...
+
+    # --- seed contract v2: an image's own write-back --------------------------------------------
+
+    def write_back_document(self, item: LoadedFixture) -> WriteBackDocument:
+        """The session an image's ``write_back`` command reads (the run's extractor's facts in it)."""
+        ...
+
+    def score_image_write_back(self, item: LoadedFixture, items: Sequence[ReadItem],
+                               failure: str | None) -> WriteBackScore:
+        """An image's write-back, graded by the facts its ``recall`` returned (``failure``: none could be)."""
+        ...
+
+    def score_continuity_by(self, reader: LoadedFixture, injected: set[str],
+                            probe: Callable[[Sequence[str]], bool] | None) -> ContinuityScore:
+        """Continuity with the keyword probe given (an image's own read, or None)."""
+        ...
 
     def score_trust_fixture(self, scenario: Scenario, item: LoadedFixture) -> SuiteScore:
         """A trust, state-resolution or deletion fixture's items, judged on the brain its steps left."""

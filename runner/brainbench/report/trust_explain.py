@@ -29,6 +29,8 @@ def find(scores: Sequence[TrustFixtureScore], target: str) -> tuple[TrustFixture
 
 def verdicts(score: TrustFixtureScore, item: str | None, harness: str | None) -> list[ItemVerdict]:
     groups = [score.shared] if score.shared else []
+    # An image graded through its own operations command (seed contract v2).
+    groups += [s for h, s in score.by_harness.items() if harness is None or h == harness]
     groups += [s for h, s in score.protections.items() if harness is None or h == harness]
     groups += [s for h, s in score.default.items() if harness is None or h == harness]
     return [v for g in groups if g for v in g.verdicts if item is None or v.item_id == item]
@@ -49,7 +51,9 @@ def _step_line(rec: StepRecord | None) -> Text:
 
 
 def render_item(score: TrustFixtureScore, v: ItemVerdict) -> Panel:
-    rec = next((r for r in score.steps.get(v.arm, []) if r.step_id == v.step), None)
+    # An image-seeded seam's steps are its own (seed contract v2): "<arm>:<harness>".
+    steps = score.steps.get(f"{v.arm}:{v.harness}") or score.steps.get(v.arm, [])
+    rec = next((r for r in steps if r.step_id == v.step), None)
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="bold")
     grid.add_column()

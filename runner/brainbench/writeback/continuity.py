@@ -8,7 +8,7 @@ writer's facts or entity: gbrain's isn't either.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import psycopg
 
@@ -19,6 +19,14 @@ from brainbench.models.writeback import ContinuityAggregate, ContinuityScore
 
 def score_continuity(conn: psycopg.Connection, reader: LoadedFixture, injected_slugs: set[str]) -> ContinuityScore:
     """``injected_slugs`` = union of the slugs injected on the reader's rows for one harness."""
+    return score_continuity_by(reader, injected_slugs,
+                               lambda keywords: fact_keyword_probe(conn, reader.fixture.source, keywords))
+
+
+def score_continuity_by(reader: LoadedFixture, injected_slugs: set[str],
+                        probe: Callable[[Sequence[str]], bool] | None) -> ContinuityScore:
+    """The same score with the keyword probe given: an image's own read (seed contract v2), or
+    None when the image has no read (then only what the reader's hook injected counts)."""
     block = reader.gold.continuity
     pair_id = block.pair_id if block else (reader.fixture.continuity.pair_id if reader.fixture.continuity else "")
     decisions = block.decisions if block else []
@@ -27,7 +35,7 @@ def score_continuity(conn: psycopg.Connection, reader: LoadedFixture, injected_s
     for decision in decisions:
         hit = any(slug in injected_slugs for slug in decision.expected_slugs)
         if not hit and decision.match_keywords:
-            hit = fact_keyword_probe(conn, reader.fixture.source, decision.match_keywords)
+            hit = probe is not None and probe(decision.match_keywords)
         hits[decision.decision_id] = hit
         if not hit:
             failed.append(f"{pair_id}/{decision.decision_id}")
