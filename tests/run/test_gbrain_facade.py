@@ -36,7 +36,8 @@ jsonschema = pytest.importorskip("jsonschema")
 REPO = Path(__file__).resolve().parents[2]
 FACADE = REPO / "gbrain-facade"
 BASE_SUITES = ("know-to-ask", "push", "write-back", "continuity")
-GBRAIN_RESULT_SCHEMA = REPO / "tests" / "data" / "reference" / "schema" / "result.schema.json"
+# The committed corpus carries the memory-trust suites: gbrain 0.60's result schema is the one to meet.
+GBRAIN_RESULT_SCHEMA = REPO / "tests" / "data" / "reference-trust" / "schema-v0.60" / "result.schema.json"
 
 
 def _bun() -> str:
@@ -153,9 +154,10 @@ def test_the_runner_drives_the_facade_unchanged(tmp_path: Path) -> None:
               if c["gold_total"] <= 0 or (c["seam"] == "production" and c["gold_failed"] > 0)]
     errors += [f"suite:{s}" for s in missing] + [f"seed:{f['fixture_id']}" for f in doc["seed_failures"]]
     assert proc.returncode == 0, proc.stderr[-2000:]
-    # The committed corpus's known production failure (openclaw's 3-pointer budget on 4-entity push
-    # turns, README) is the runner's one SUT error on the cells, as it is against gbrain v0.46.
-    assert [e for e in errors if not e.startswith("suite:")] == ["openclaw/push"]
+    # Under gbrain 0.60's behaviour (the default) openclaw's volunteer arm fills the 4-entity push turns
+    # its 3-pointer budget missed under v0.46: no production cell fails, so the runner sees no SUT error
+    # (codex, the one failing cell, is an adapter seam: docs/SCOREBOARD.md).
+    assert [e for e in errors if not e.startswith("suite:")] == []
 
 
 def test_the_facade_schema_is_the_export(tmp_path: Path) -> None:
