@@ -59,6 +59,8 @@ class Conversation:
     # run --keep: every payload and answer is written here, named by call order.
     payload_dir: Path | None = None
     calls: int = 0
+    # Each call's wall time as the executor measured it (``_meta.phases``), in call order.
+    durations_ms: list[float] = field(default_factory=list)
 
     async def _call(self, message: dict[str, object], event: str) -> tuple[Graded, HookOutcome]:
         # JSON.stringify, as a JS harness sends it.  An earlier injection clipped
@@ -76,6 +78,7 @@ class Conversation:
         outcome: HookOutcome = await INFRA_RETRY.call_async(
             self.process.call, call, faulty=lambda r: grade(r, self.spec.dialect, event).fault == "infra_error")
         self.calls += 1
+        self.durations_ms.append(outcome.duration_ms)
         if self.payload_dir is not None:
             self._keep(payload, outcome, event)
         return grade(outcome, self.spec.dialect, event), outcome

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import anyio
@@ -34,6 +34,7 @@ from brainbench.executors.base import ExecutorError, HookCall, HookOutcome, Seam
 from brainbench.models.corpus import Fixture
 from brainbench.models.seed import BrainContract
 from brainbench.orchestrator.launch import ActiveSeam
+from brainbench.orchestrator.phases import PhaseClock
 
 STDERR_TAIL_CHARS = 600
 T = TypeVar("T")
@@ -50,6 +51,8 @@ class SeededSeam:
     init_error: str | None = None
     # Set when the seam's private server stalled or failed the runner: its fixtures fail at once from then on.
     server_error: str | None = None
+    # Times template, clone, seed and teardown (``_meta.phases``); a fresh one when the run keeps none.
+    clock: PhaseClock = field(default_factory=PhaseClock)
 
     @property
     def image(self) -> str:
@@ -72,7 +75,8 @@ class SeededSeam:
         if self.server_error:
             return  # nothing more is asked of a server that failed: it goes with the run
         try:
-            await self.in_thread(lambda: self.brains.drop(brain))
+            with self.clock.timed(self.harness, "teardown"):
+                await self.in_thread(lambda: self.brains.drop(brain))
         except ImageServerError as exc:
             self.server_failed(exc)
 
@@ -107,7 +111,8 @@ async def run_step(process: SeamProcess, argv: Sequence[str], stdin: bytes, env:
 
 
 async def prepare_seeded_seams(seams: Mapping[str, ActiveSeam], dbs: BrainDatabases,
-                               phase: Callable[[str], None] | None = None) -> dict[str, SeededSeam]:
+                               phase: Callable[[str], None] | None = None,
+                               clock: PhaseClock | None = None) -> dict[str, SeededSeam]:
     """Template and ``init`` of every image-seeded seam, once per run (``phase`` hears each step start).
 
     A missing extension stops the run (``ExtensionMissing``, one line); a failing ``init``
@@ -121,7 +126,8 @@ async def prepare_seeded_seams(seams: Mapping[str, ActiveSeam], dbs: BrainDataba
         image = active.info.image or harness
         brains = ImageSeededBrains(brain_server(dbs, harness, image, contract, active.process), harness, image,
                                    contract.extensions, superuser=contract.server == "private")
-        seam = seeded[harness] = SeededSeam(harness, active, contract, brains)
+        seam = seeded[harness] = SeededSeam(harness, active, contract, brains, clock=clock or PhaseClock())
+        began = anyio.current_time()
         say = phase or (lambda _line: None)
         say(f"seam {harness}: building the brain template of image {image}"
             + (f" (extensions {', '.join(contract.extensions)})" if contract.extensions else ""))
@@ -136,6 +142,7 @@ async def prepare_seeded_seams(seams: Mapping[str, ActiveSeam], dbs: BrainDataba
             await seam.in_thread(brains.seal_template)
         except ImageServerError as exc:
             seam.server_failed(exc)
+        seam.clock.add(harness, "template_init", anyio.current_time() - began)
     return seeded
 
 
@@ -169,13 +176,15 @@ async def seed_clone(seam: SeededSeam, fixture: Fixture) -> tuple[ImageBrain | N
     except SeedError as exc:
         return None, str(exc)
     try:
-        brain = await seam.in_thread(seam.brains.clone)
+        with seam.clock.timed(seam.harness, "clone"):
+            brain = await seam.in_thread(seam.brains.clone)
     except ImageServerError as exc:
         return None, f"{where}: {seam.server_failed(exc)}"
     env = seed_env(brain.url, fixture)
     try:
-        failure, _ = await run_step(seam.active.process, seam.contract.seed, document, env,
-                                    seam.contract.seed_timeout_s)
+        with seam.clock.timed(seam.harness, "seed"):
+            failure, _ = await run_step(seam.active.process, seam.contract.seed, document, env,
+                                        seam.contract.seed_timeout_s)
     except BaseException:
         with anyio.CancelScope(shield=True):
             await seam.drop(brain)
