@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import anyio
 
@@ -35,6 +35,9 @@ from brainbench.models.corpus import Fixture
 from brainbench.models.seed import BrainContract
 from brainbench.orchestrator.launch import ActiveSeam
 from brainbench.orchestrator.phases import PhaseClock
+
+if TYPE_CHECKING:
+    from brainbench.orchestrator.clone_pool import ClonePool
 
 STDERR_TAIL_CHARS = 600
 T = TypeVar("T")
@@ -53,6 +56,8 @@ class SeededSeam:
     server_error: str | None = None
     # Times template, clone, seed and teardown (``_meta.phases``); a fresh one when the run keeps none.
     clock: PhaseClock = field(default_factory=PhaseClock)
+    # Clones made ahead and dropped behind the fixtures (orchestrator/clone_pool.py); None: in the fixture.
+    pool: ClonePool | None = None
 
     @property
     def image(self) -> str:
@@ -70,6 +75,19 @@ class SeededSeam:
         """Runner work on the seam's databases.  On a private server an interrupted run does not
         wait for it: the server goes with the seam, which ends whatever the work still waits on."""
         return await anyio.to_thread.run_sync(work, abandon_on_cancel=self.private)
+
+    async def clone(self) -> ImageBrain:
+        if self.pool is not None:
+            return await self.pool.take()
+        with self.clock.timed(self.harness, "clone"):
+            return await self.in_thread(self.brains.clone)
+
+    async def release(self, brain: ImageBrain) -> None:
+        """A fixture is done with ``brain``: dropped now, or behind it by the pool."""
+        if self.pool is not None:
+            self.pool.give_back(brain)
+        else:
+            await self.drop(brain)
 
     async def drop(self, brain: ImageBrain) -> None:
         if self.server_error:
@@ -176,8 +194,7 @@ async def seed_clone(seam: SeededSeam, fixture: Fixture) -> tuple[ImageBrain | N
     except SeedError as exc:
         return None, str(exc)
     try:
-        with seam.clock.timed(seam.harness, "clone"):
-            brain = await seam.in_thread(seam.brains.clone)
+        brain = await seam.clone()
     except ImageServerError as exc:
         return None, f"{where}: {seam.server_failed(exc)}"
     env = seed_env(brain.url, fixture)
@@ -190,7 +207,7 @@ async def seed_clone(seam: SeededSeam, fixture: Fixture) -> tuple[ImageBrain | N
             await seam.drop(brain)
         raise
     if failure:
-        await seam.drop(brain)
+        await seam.release(brain)
         return None, f"{where}: seed ({' '.join(seam.contract.seed)}) {failure}"
     return brain, None
 
@@ -216,4 +233,4 @@ async def seeded_brains(seams: Mapping[str, SeededSeam], fixture: Fixture
         with anyio.CancelScope(shield=True):
             for seam, brain in made.values():
                 with contextlib.suppress(Exception):
-                    await seam.drop(brain)
+                    await seam.release(brain)

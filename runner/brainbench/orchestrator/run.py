@@ -47,6 +47,7 @@ from brainbench.models.phases import RunPhases
 from brainbench.models.result import RunResult, SeamInfo, SeedFailure, TraceInfo
 from brainbench.models.shard import ShardInfo, ShardSpec
 from brainbench.models.trace import CONTEXT_CAP, TurnTrace
+from brainbench.orchestrator.clone_pool import ClonePool, ahead_for
 from brainbench.orchestrator.image_seed import SeededSeam, prepare_seeded_seams, seeded_brains
 from brainbench.orchestrator.launch import ActiveSeam, Providers, remote_docker, run_context, start_seams
 from brainbench.orchestrator.outcome import FixtureOutcome, key_records, resumed_outcomes, utc_iso
@@ -330,7 +331,8 @@ class Runner:
             todo = [i for i in self.plan.regular if i.fixture_id not in self.outcomes]
             pairs = [p for p in self.plan.pairs if pair_key(p.pair_id) not in self.outcomes]
             trust_todo = [i for i in self.plan.trust if i.fixture_id not in self.outcomes]
-            self.seeds_total = len(self.seeded) * sum(1 for i in todo if retrieval_suites(i, self.config))
+            needing = sum(1 for i in todo if retrieval_suites(i, self.config))
+            self.seeds_total = len(self.seeded) * needing
             self.events.phase(f"replaying {len(todo) + 2 * len(pairs) + len(trust_todo)} fixtures through "
                               f"{', '.join(self.seams)} ({self.jobs} at a time)")
 
@@ -341,13 +343,20 @@ class Runner:
                     self.outcomes[key] = outcome
                     self.events.unit_done(key, 2 if key.startswith("pair:") else 1, outcome.calls)
 
-            async with anyio.create_task_group() as tg:
-                for item in todo:
-                    tg.start_soon(one, item.fixture_id, lambda i=item: self._regular(i, dbs, workroot))
-                for pair in pairs:
-                    tg.start_soon(one, pair_key(pair.pair_id), lambda p=pair: self._pair(p, dbs, workroot))
-                for item in trust_todo:
-                    tg.start_soon(one, item.fixture_id, lambda i=item: self._trust(i, dbs, workroot))
+            async with contextlib.AsyncExitStack() as pools:
+                # Per image-seeded seam, clones made ahead of the fixtures and dropped behind them.
+                for seam in self.seeded.values():
+                    seam.pool = await pools.enter_async_context(
+                        ClonePool(seam, needing, ahead_for(self.jobs)).running())
+                async with anyio.create_task_group() as tg:
+                    for item in todo:
+                        tg.start_soon(one, item.fixture_id, lambda i=item: self._regular(i, dbs, workroot))
+                    for pair in pairs:
+                        tg.start_soon(one, pair_key(pair.pair_id), lambda p=pair: self._pair(p, dbs, workroot))
+                    for item in trust_todo:
+                        tg.start_soon(one, item.fixture_id, lambda i=item: self._trust(i, dbs, workroot))
+            for seam in self.seeded.values():
+                seam.pool = None
             for phases in self.phases().seams:
                 if phases.image_seeded:
                     self.events.phase(describe(phases))
