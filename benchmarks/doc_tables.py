@@ -1,4 +1,4 @@
-"""The numbers tables of README.md and docs/{TESTING,CONTAINERS,REPORT,SCALING}.md, rendered from benchmarks/results.json.
+"""The numbers tables of README.md and docs/{TESTING,CONTAINERS,REPORT,SCALING}.md, from benchmarks/results.json.
 
 The benchmark scripts write results.json; this module turns it into the tables
 between the ``<!-- BEGIN GENERATED … -->`` / ``<!-- END GENERATED … -->`` markers.
@@ -12,6 +12,8 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+
+import gbrain_image  # a sibling script, not a package
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results.json"
@@ -67,6 +69,11 @@ def _when(row: dict[str, Any]) -> str:
     return f"{row['measured_on']}, load {row['load_1m']:.1f} on {row['cores']} cores"
 
 
+def _when_any(row: dict[str, Any]) -> str:
+    """When a row was measured, or when it was found unmeasurable (no load or cores then)."""
+    return _when(row) if "load_1m" in row else row["measured_on"]
+
+
 def _gate_result(row: dict[str, Any]) -> str:
     same = {True: "; cells and turn rows identical to the embedded stream run",
             False: "; **cells or turn rows differ from the embedded stream run**", None: ""}[row.get("identical")]
@@ -89,6 +96,11 @@ def render_readme(doc: dict[str, Any]) -> str:
         if "calls" in row and key == "gate/local/stream/scale3":
             what = f"{what}: {row['fixtures']} fixtures, {row['calls']} calls"
         lines.append(f"| {what} | `{command}` | {result} | {_when(row)} |")
+    image = rows.get("gbrain-image")
+    if image is not None:
+        result = _skipped(image) if "skipped" in image else gbrain_image.line(image)
+        lines.append("| gbrain's real Claude Code hook image on the committed corpus (claude-code seam, Docker, exec; "
+                     f"`brainbench/gbrain:latest`) | `benchmarks/gbrain_image.py` | {result} | {_when_any(image)} |")
     cold = rows.get("cold")
     if cold is not None:
         for key, what in COLD_ROWS:

@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/update_docs.py --only suite,suite-profile   # the test suite's (≈ 25 min)
     .venv/bin/python benchmarks/update_docs.py --render-only   # re-render the tables from benchmarks/results.json
     .venv/bin/python benchmarks/update_docs.py --only gate --executor docker --mode exec   # one row
+    .venv/bin/python benchmarks/update_docs.py --only gbrain-image   # gbrain's real hook image (minutes)
 
 Measurements land in benchmarks/results.json (each row with its date, the 1-minute
 load average and the core count, so a noisy number says so); the tables are
@@ -32,6 +33,8 @@ GATE_KEYS = {("local", "stream"): "gate/local/stream", ("local", "exec"): "gate/
 PARTS = ("gate", "scale", "cold", "stream", "exec", "trace", "scaling")
 # The test suite's own time and where its CPU goes: minutes each, so only when asked for.
 SUITE_PARTS = ("suite", "suite-profile")
+# gbrain's real hook image on the committed corpus: minutes, and it needs the image, so only when asked for.
+IMAGE_PARTS = ("gbrain-image",)
 # Modules shown in docs/TESTING.md's "where the suite's CPU goes" table.
 PROFILE_TOP = 12
 
@@ -162,11 +165,28 @@ def measure_suite_profile(rows: dict[str, Any]) -> None:
     print(f"  {rows['suite-profile']['cpu_s']:.0f} CPU-s over {rows['suite-profile']['tests']} tests")
 
 
+def measure_gbrain_image(rows: dict[str, Any]) -> None:
+    import gbrain_image
+
+    why = gbrain_image.unavailable()
+    if why:
+        print(f"gbrain-image: not measured: {why}" + ("; keeping the earlier measurement"
+                                                     if "gbrain-image" in rows else ""))
+        if "gbrain-image" not in rows or "skipped" in rows["gbrain-image"]:
+            rows["gbrain-image"] = {"skipped": why, "measured_on": dt.date.today().isoformat()}
+        return
+    print("gbrain-image: brainbench run --executor docker --image claude-code=brainbench/gbrain:latest …", flush=True)
+    stamp = _stamp()
+    rows["gbrain-image"] = {**gbrain_image.measure([]), **stamp}
+    print(f"  {gbrain_image.line(rows['gbrain-image'])}")
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--render-only", action="store_true", help="only re-render the tables from results.json")
     parser.add_argument("--only", default=",".join(PARTS),
-                        help=f"comma-separated subset of {','.join(PARTS + SUITE_PARTS)} (default: {','.join(PARTS)})")
+                        help=f"comma-separated subset of {','.join(PARTS + SUITE_PARTS + IMAGE_PARTS)} "
+                             f"(default: {','.join(PARTS)})")
     parser.add_argument("--executor", default="local,docker", help="gate rows: local, docker or both")
     parser.add_argument("--mode", default="stream,exec", help="gate rows: stream, exec or both")
     parser.add_argument("--fixtures", type=int, default=20, help="fixtures for the cold-start benchmark")
@@ -175,7 +195,7 @@ def main(argv: list[str]) -> int:
     parts = [p.strip() for p in args.only.split(",") if p.strip()]
     executors = [e.strip() for e in args.executor.split(",") if e.strip()]
     modes = [m.strip() for m in args.mode.split(",") if m.strip()]
-    bad = [p for p in parts if p not in PARTS + SUITE_PARTS] + [
+    bad = [p for p in parts if p not in PARTS + SUITE_PARTS + IMAGE_PARTS] + [
         e for e in executors if e not in ("local", "docker")] + [m for m in modes if m not in ("stream", "exec")]
     if bad:
         parser.error(f"unknown value(s): {', '.join(bad)}")
@@ -186,8 +206,9 @@ def main(argv: list[str]) -> int:
                     "scale": lambda: measure_scale(rows), "cold": lambda: measure_cold(rows, args.fixtures),
                     "stream": lambda: measure_stream(rows), "exec": lambda: measure_exec(rows),
                     "trace": lambda: measure_trace(rows), "scaling": lambda: measure_scaling(rows),
-                    "suite": lambda: measure_suite(rows), "suite-profile": lambda: measure_suite_profile(rows)}
-        for part in (p for p in PARTS + SUITE_PARTS if p in parts):
+                    "suite": lambda: measure_suite(rows), "suite-profile": lambda: measure_suite_profile(rows),
+                    "gbrain-image": lambda: measure_gbrain_image(rows)}
+        for part in (p for p in PARTS + SUITE_PARTS + IMAGE_PARTS if p in parts):
             try:
                 measures[part]()
             except RuntimeError as exc:

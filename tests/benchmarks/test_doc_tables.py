@@ -33,6 +33,7 @@ trace_overhead = _load("trace_overhead")
 scale_run = _load("scale_run")
 suite_time = _load("suite_time")
 suite_profile = _load("suite_profile")
+gbrain_image = _load("gbrain_image")
 
 
 def test_committed_tables_are_what_the_scripts_render() -> None:
@@ -45,8 +46,15 @@ def test_recorded_rows_hold_what_the_scripts_measure() -> None:
     rows = doc_tables.load()["rows"]
     gate_keys = [key for key, _, _ in doc_tables.GATE_ROWS]
     known = {*gate_keys, "cold", "stream-overhead", "exec-overhead", "trace-overhead", "scaling", "suite",
-             "suite-profile"}
+             "suite-profile", "gbrain-image"}
     assert set(rows) <= known, sorted(rows)
+    if "gbrain-image" in rows:
+        row = rows["gbrain-image"]
+        if "skipped" in row:
+            assert set(row) == {"skipped", "measured_on"}
+        else:
+            assert set(row) == {*gbrain_image.FIELDS, *STAMP}
+            gbrain_image.line(row)  # renders with the current script's format
     for key in gate_keys:
         row = rows.get(key)
         if row is None:
@@ -117,3 +125,12 @@ def test_a_hand_edit_is_caught_and_rewrite_restores_it(tmp_path: Path, monkeypat
     assert doc_tables.stale_blocks(doc) == []
     with pytest.raises(ValueError, match="markers"):
         doc_tables.rewrite("no markers here", "readme-benchmarks", "x")
+
+
+def test_the_gbrain_image_benchmark_says_why_it_did_not_run(capsys: pytest.CaptureFixture[str]) -> None:
+    missing = "bbtest-absent/gbrain:none"
+    assert gbrain_image.main(["--image", missing]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith("gbrain_image: not run: ")
+    # With an engine it names the missing image and how to build it; without one, that there is no engine.
+    assert f"image {missing} is not on the engine (build it: scripts/build-gbrain" in said or "no Docker engine" in said

@@ -187,6 +187,14 @@ def test_brainbench_run_grades_gbrain_on_its_private_server(reference: Path, doc
             assert rows[key]["injected_tokens"] == want["injected_tokens"], key
             checked += 1
     assert checked == 11  # every replayed claude-code row of the 7 reference fixtures
+    # Where the time went (_meta.phases): one template, and per seeded fixture a clone, gbrain's own seed
+    # and a warm-up call that started its serve before the first graded turn (the turns above still match).
+    phases = next(p for p in result["_meta"]["phases"]["seams"] if p["harness"] == "claude-code")
+    seeded = len({r["fixture_id"] for r in result["turn_rows"] if r["harness"] == "claude-code"})
+    assert phases["image_seeded"] and phases["template_init"]["count"] == 1
+    assert phases["clone"]["count"] == phases["seed"]["count"] == phases["brain_start"]["count"] == seeded
+    calls = phases["hook_calls"]
+    assert calls["count"] >= 11 and calls["over_deadline"] <= calls["count"]
     na = {(n["harness"], n["suite"]) for n in result["_meta"]["not_applicable"]}
     assert na == {("claude-code", "write-back"), ("claude-code", "continuity")}
     run_id = result["_meta"]["run"]["run_id"]

@@ -20,6 +20,7 @@ import psycopg
 import pytest
 from brainbench.executors.docker.static_helper import TARGET as STATIC_SERVER
 from brainbench.models.result import RunResult
+from brainbench.report.trace_file import load_result
 from image_build import build_image  # type: ignore[import-not-found]
 from reference_corpus import copy_reference_corpus  # type: ignore[import-not-found]
 
@@ -469,3 +470,69 @@ def test_a_private_server_seam_never_sees_the_embedded_brains_socket(super_memo_
     finally:
         pg.close()
     assert _left_over(docker_client, run_id) == []
+
+
+def test_a_run_records_each_phase_of_an_image_seeded_seam(memo_image: str, corpus: tuple[Path, Path],
+                                                          tmp_path: Path) -> None:
+    """``_meta.phases``, the progress line, ``explain --phases`` and the report; and the warm-up call
+    before each seeded brain's first graded turn changes no cell and no turn row."""
+    out = tmp_path / "warm" / "result.json"
+    proc = _bench("run", "--fixtures", str(corpus[0]), "--gold", str(corpus[1]), "--out", str(out),
+                  "--ledger", str(tmp_path / "ledger.jsonl"), "--image", f"claude-code={memo_image}",
+                  "--jobs", "1", "--html", str(tmp_path / "html"))
+    assert out.is_file(), proc.stderr[-3000:]
+    result = load_result(out)  # with its trace
+    phases = result.meta.phases
+    assert phases is not None and phases.jobs == 1 and phases.wall_s > 0
+    seams = {s.harness: s for s in phases.seams}
+    assert set(seams) == {"openclaw", "claude-code", "codex"}
+    memo = seams["claude-code"]
+    assert (memo.image, memo.image_seeded) == (memo_image, True)
+    assert memo.template_init is not None and memo.template_init.count == 1 and memo.template_init.total_s > 0
+    assert memo.clone is not None and memo.seed is not None and memo.brain_start is not None
+    seeded_fixtures = {r.fixture_id for r in result.turn_rows if r.harness == "claude-code"}
+    # A clone and a seed for every fixture it was asked to seed, the two broken ones included; a
+    # warm-up call only on a brain that seeded; every clone dropped, and the seam stopped.
+    assert memo.clone.count == memo.seed.count == len(seeded_fixtures) + 2
+    assert memo.brain_start.count == len(seeded_fixtures)
+    assert memo.teardown is not None and memo.teardown.count == memo.clone.count + 1
+    # The hanging seed was killed at its 2 s timeout: the seed phase holds it.
+    assert memo.seed.total_s >= 2
+    traces = [t for t in result.trace if t.harness == "claude-code"]
+    calls = memo.hook_calls
+    assert calls.count >= len(traces) > 0  # SessionStart calls are hook calls too; the warm-up is not
+    assert calls.p50_ms is not None and calls.p95_ms is not None and calls.p50_ms <= calls.p95_ms
+    slow_turns = sum(1 for t in traces if t.latency_ms > calls.deadline_ms)
+    assert slow_turns <= calls.over_deadline <= calls.count - len(traces) + slow_turns
+    for harness in ("openclaw", "codex"):  # our own seams: hook calls only
+        ours = seams[harness]
+        assert not ours.image_seeded and ours.template_init is None and ours.seed is None
+        assert ours.hook_calls.count >= len([t for t in result.trace if t.harness == harness]) > 0
+    # The progress output names each phase; explain and the HTML report show them.
+    assert re.search(r"seam claude-code: template\+init [\d.]+ s/1, clone [\d.]+ s/\d+, seed [\d.]+ s/\d+, "
+                     r"brain start [\d.]+ s/\d+, hook calls \d+ \(p50 \d+ ms, p95 \d+ ms, total [\d.]+ s, "
+                     r"\d+ over 800 ms\)", proc.stderr), proc.stderr[-3000:]
+    explained = _bench("explain", str(out), "--phases")
+    assert explained.returncode == 0, explained.stderr
+    assert "phases · claude-code" in explained.stdout and "brain start" in explained.stdout
+    assert "share of phase time" in explained.stdout
+    html = (tmp_path / "html" / "index.html").read_text()
+    assert '<details id="phases">' in html and "brain start" in html
+
+    # Without the warm-up call (BRAINBENCH_IMAGE_WARM_UP=0, for measuring only) the cells and turn
+    # rows are the same: the call warms the brain and is graded nowhere.
+    cold_out = tmp_path / "cold" / "result.json"
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    cold = subprocess.run([sys.executable, "-m", "brainbench.cli", "run", "--fixtures", str(corpus[0]),
+                           "--gold", str(corpus[1]), "--out", str(cold_out), "--ledger",
+                           str(tmp_path / "ledger.jsonl"), "--image", f"claude-code={memo_image}", "--jobs", "1",
+                           "--quiet"], capture_output=True, text=True, timeout=300, check=False,
+                          env={**env, "BRAINBENCH_IMAGE_WARM_UP": "0"})
+    assert cold_out.is_file(), cold.stderr[-3000:]
+    unwarmed = RunResult.model_validate_json(cold_out.read_text())
+    assert unwarmed.meta.phases is not None
+    assert next(s for s in unwarmed.meta.phases.seams if s.harness == "claude-code").brain_start.count == 0  # type: ignore[union-attr]
+    assert result.cells == unwarmed.cells
+    for harness in ("openclaw", "claude-code", "codex"):
+        assert _rows(result, harness) == _rows(unwarmed, harness), harness
+    assert result.seed_failures == unwarmed.seed_failures

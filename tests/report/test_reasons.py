@@ -118,3 +118,33 @@ def test_report_command_compares_with_a_baseline(traced_run: TracedRun, tmp_path
     assert all(n["verdict"] != "unknown" for n in newly)
     bad = bench("report", tmp_path / "missing.json", "--html", tmp_path / "x")
     assert bad.returncode == 2 and "missing.json: cannot read" in bad.stderr
+
+
+def test_the_result_times_each_seams_hook_calls(traced_run: TracedRun) -> None:
+    """``_meta.phases`` of an embedded run: our own seams have hook-call phases only, one call per payload
+    the run kept (``--keep``), and explain and the report show them."""
+    doc = load_result(traced_run.out)
+    phases = doc.meta.phases
+    assert phases is not None and phases.jobs == 1 and phases.wall_s > 0
+    assert doc.meta.trace is not None and doc.meta.trace.work_root is not None
+    kept = Path(doc.meta.trace.work_root)
+    assert {s.harness for s in phases.seams} == {"openclaw", "claude-code", "codex"}
+    for seam in phases.seams:
+        calls = seam.hook_calls
+        assert calls.count == len(list((kept / seam.harness).glob("*/payloads/*.in.json"))) > 0, seam.harness
+        assert not seam.image_seeded and seam.image is None
+        assert (seam.template_init, seam.clone, seam.seed, seam.brain_start, seam.teardown) == (None,) * 5
+        assert calls.p50_ms is not None and calls.p95_ms is not None and calls.max_ms is not None
+        assert 0 < calls.p50_ms <= calls.p95_ms <= calls.max_ms
+        turns = [t.latency_ms for t in doc.trace if t.harness == seam.harness]
+        assert sum(turns) / 1000 <= calls.total_s + 0.01  # the user turns' calls are among them
+        slow = sum(1 for t in turns if t > calls.deadline_ms)
+        assert slow <= calls.over_deadline <= calls.count - len(turns) + slow
+    assert set(phases.shares()) == {"hook_calls"}
+    shown = bench("explain", traced_run.out, "--phases")
+    assert shown.returncode == 0, shown.stderr
+    assert "phases · codex · (ours)" in shown.stdout and "hook calls" in shown.stdout
+    nothing = bench("explain", traced_run.out)
+    assert nothing.returncode == 2 and nothing.stderr.strip().count("\n") == 0
+    assert "name a FIXTURE[#TURN|#ITEM], or pass --phases" in nothing.stderr
+    assert '<details id="phases">' in (traced_run.html / "index.html").read_text()

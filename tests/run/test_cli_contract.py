@@ -38,6 +38,7 @@ def strip_volatile(doc: dict[str, Any]) -> dict[str, Any]:
     doc["receipt"].pop("cmd_args")
     run = doc["_meta"].pop("run")
     doc["_meta"].pop("trace", None)  # only a result written to --out references its trace file (hashed, with latencies)
+    doc["_meta"].pop("phases", None)  # wall times: measured, differ run to run
     assert run["complete"] is True
     for row in doc["turn_rows"]:
         row.pop("latency_ms")

@@ -31,6 +31,7 @@ def _graded(path: Path) -> dict[str, Any]:
     doc["receipt"] = {k: v for k, v in doc["receipt"].items() if k not in ("ts", "cmd_args", "fixtures_hash")}
     doc["_meta"].pop("run")
     doc["_meta"].pop("trace", None)
+    doc["_meta"].pop("phases", None)
     for row in doc["turn_rows"]:
         row.pop("latency_ms")
     return doc

@@ -37,6 +37,7 @@ def graded(doc: dict[str, Any]) -> dict[str, Any]:
     doc["_meta"].pop("run")
     doc["_meta"].pop("shard", None)
     doc["_meta"].pop("trace", None)  # its sha256 covers latencies; the evidence is compared row by row
+    doc["_meta"].pop("phases", None)  # wall times: measured, differ run to run
     for row in doc["turn_rows"]:
         row.pop("latency_ms")
     return doc

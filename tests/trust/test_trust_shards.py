@@ -15,7 +15,7 @@ def _graded(doc: dict[str, Any]) -> dict[str, Any]:
     doc = json.loads(json.dumps(doc))
     for key in ("ts", "cmd_args"):
         doc["receipt"].pop(key)
-    for key in ("run", "shard", "trace"):
+    for key in ("run", "shard", "trace", "phases"):
         doc["_meta"].pop(key, None)
     for row in doc["turn_rows"]:
         row.pop("latency_ms")

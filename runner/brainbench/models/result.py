@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer
 from brainbench.models.behaviour import Behaviour
 from brainbench.models.budget import Concurrency
 from brainbench.models.corpus import Suite, TurnGold
+from brainbench.models.phases import RunPhases
 from brainbench.models.shard import ShardInfo
 from brainbench.models.trust_run import TrustFixtureScore
 
@@ -204,6 +205,8 @@ class Meta(_Model):
     # forbids unknown top-level keys and gbrain-evals validates every result against it.
     compare: CompareOutcome | None = None
     fresh_corpus: FreshCorpus | None = None
+    # Where the run's wall time went, per seam (models/phases.py): measurements, never graded.
+    phases: RunPhases | None = None
 
 
 class RunResult(_Model):
@@ -253,7 +256,7 @@ class RunResult(_Model):
 
     def to_json_dict(self) -> dict[str, Any]:
         doc = self.model_dump(mode="json", by_alias=True)
-        for key in ("run", "shard", "trace", "compare", "fresh_corpus"):
+        for key in ("run", "shard", "trace", "compare", "fresh_corpus", "phases"):
             if doc["_meta"].get(key) is None:
                 doc["_meta"].pop(key, None)
         for key in ("not_applicable", "trust"):

@@ -67,6 +67,8 @@ class Conversation:
     # Seed contract v2: the lifecycle events the seam's image asks for (models.seed.LIFECYCLE_EVENTS);
     # each is called when its harness would call it, the transcript as it stands then.
     events: frozenset[str] = frozenset()
+    # Each call's wall time as the executor measured it (``_meta.phases``), in call order.
+    durations_ms: list[float] = field(default_factory=list)
 
     async def _call(self, message: dict[str, object], event: str) -> tuple[Graded, HookOutcome]:
         # JSON.stringify, as a JS harness sends it.  An earlier injection clipped
@@ -85,6 +87,7 @@ class Conversation:
         outcome: HookOutcome = await INFRA_RETRY.call_async(
             self.process.call, call, faulty=lambda r: grade(r, self.spec.dialect, event).fault == "infra_error")
         self.calls += 1
+        self.durations_ms.append(outcome.duration_ms)
         if self.payload_dir is not None:
             self._keep(payload, outcome, event)
         over = self.share.since(self.spec.harness, mark) if self.share is not None else None

@@ -20,8 +20,8 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TypeVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
 
 import anyio
 
@@ -35,6 +35,10 @@ from brainbench.executors.base import ExecutorError, HookCall, HookOutcome, Seam
 from brainbench.models.corpus import Fixture
 from brainbench.models.seed import BrainContract
 from brainbench.orchestrator.launch import ActiveSeam
+from brainbench.orchestrator.phases import PhaseClock
+
+if TYPE_CHECKING:
+    from brainbench.orchestrator.clone_pool import ClonePool
 
 STDERR_TAIL_CHARS = 600
 T = TypeVar("T")
@@ -51,6 +55,10 @@ class SeededSeam:
     init_error: str | None = None
     # Set when the seam's private server stalled or failed the runner: its fixtures fail at once from then on.
     server_error: str | None = None
+    # Times template, clone, seed and teardown (``_meta.phases``); a fresh one when the run keeps none.
+    clock: PhaseClock = field(default_factory=PhaseClock)
+    # Clones made ahead and dropped behind the fixtures (orchestrator/clone_pool.py); None: in the fixture.
+    pool: ClonePool | None = None
 
     @property
     def image(self) -> str:
@@ -69,11 +77,25 @@ class SeededSeam:
         wait for it: the server goes with the seam, which ends whatever the work still waits on."""
         return await anyio.to_thread.run_sync(work, abandon_on_cancel=self.private)
 
+    async def clone(self) -> ImageBrain:
+        if self.pool is not None:
+            return await self.pool.take()
+        with self.clock.timed(self.harness, "clone"):
+            return await self.in_thread(self.brains.clone)
+
+    async def release(self, brain: ImageBrain) -> None:
+        """A fixture is done with ``brain``: dropped now, or behind it by the pool."""
+        if self.pool is not None:
+            self.pool.give_back(brain)
+        else:
+            await self.drop(brain)
+
     async def drop(self, brain: ImageBrain) -> None:
         if self.server_error:
             return  # nothing more is asked of a server that failed: it goes with the run
         try:
-            await self.in_thread(lambda: self.brains.drop(brain))
+            with self.clock.timed(self.harness, "teardown"):
+                await self.in_thread(lambda: self.brains.drop(brain))
         except ImageServerError as exc:
             self.server_failed(exc)
 
@@ -108,7 +130,8 @@ async def run_step(process: SeamProcess, argv: Sequence[str], stdin: bytes, env:
 
 
 async def prepare_seeded_seams(seams: Mapping[str, ActiveSeam], dbs: BrainDatabases,
-                               phase: Callable[[str], None] | None = None) -> dict[str, SeededSeam]:
+                               phase: Callable[[str], None] | None = None,
+                               clock: PhaseClock | None = None) -> dict[str, SeededSeam]:
     """Template and ``init`` of every image-seeded seam, once per run (``phase`` hears each step start).
 
     A missing extension stops the run (``ExtensionMissing``, one line); a failing ``init``, or an
@@ -123,7 +146,8 @@ async def prepare_seeded_seams(seams: Mapping[str, ActiveSeam], dbs: BrainDataba
         image = active.info.image or harness
         brains = ImageSeededBrains(brain_server(dbs, harness, image, contract, active.process), harness, image,
                                    contract.extensions, superuser=contract.server == "private")
-        seam = seeded[harness] = SeededSeam(harness, active, contract, brains)
+        seam = seeded[harness] = SeededSeam(harness, active, contract, brains, clock=clock or PhaseClock())
+        began = anyio.current_time()
         say = phase or (lambda _line: None)
         refusal = contract.extension_refusal()
         if refusal is not None:  # nothing is created: every fixture of this seam is its seed failure
@@ -146,6 +170,7 @@ async def prepare_seeded_seams(seams: Mapping[str, ActiveSeam], dbs: BrainDataba
             await seam.in_thread(brains.seal_template)
         except ImageServerError as exc:
             seam.server_failed(exc)
+        seam.clock.add(harness, "template_init", anyio.current_time() - began)
     return seeded
 
 
@@ -182,14 +207,15 @@ async def seed_clone(seam: SeededSeam, fixture: Fixture, *more: Fixture,
     except SeedError as exc:
         return None, str(exc)
     try:
-        brain = await seam.in_thread(seam.brains.clone)
+        brain = await seam.clone()
     except ImageServerError as exc:
         return None, f"{where}: {seam.server_failed(exc)}"
     for one, document in zip((fixture, *more), documents, strict=False):
         env = seed_env(brain.url, one)
         try:
-            failure, _ = await run_step(seam.active.process, seam.contract.seed, document, env,
-                                        seam.contract.seed_timeout_s)
+            with seam.clock.timed(seam.harness, "seed"):
+                failure, _ = await run_step(seam.active.process, seam.contract.seed, document, env,
+                                            seam.contract.seed_timeout_s)
         except BaseException:
             with anyio.CancelScope(shield=True):
                 await seam.drop(brain)
@@ -199,7 +225,7 @@ async def seed_clone(seam: SeededSeam, fixture: Fixture, *more: Fixture,
         if over:
             failure = f"went over its share of the shared brain: {over}"
         if failure:
-            await seam.drop(brain)
+            await seam.release(brain)
             return None, f"{where}: seed ({' '.join(seam.contract.seed)}) {failure}"
     return brain, None
 
@@ -238,4 +264,4 @@ async def seeded_brains(seams: Mapping[str, SeededSeam], fixture: Fixture
         with anyio.CancelScope(shield=True):
             for seam, brain in made.values():
                 with contextlib.suppress(Exception):
-                    await seam.drop(brain)
+                    await seam.release(brain)

@@ -28,6 +28,7 @@ class SeamReplay:
     # One evidence row per user turn; verdicts and reasons are added by the diagnosis stage (diagnosis/reference.py).
     traces: list[TurnTrace] = field(default_factory=list)
     calls: int = 0  # hook calls made, SessionStart included
+    durations_ms: list[float] = field(default_factory=list)  # each call's wall time (``_meta.phases``)
 
 
 def cross_source(slugs: Sequence[str], slug_sources: Mapping[str, set[str]], active: str) -> list[str]:
@@ -89,6 +90,7 @@ async def replay_fixture(
             ))
     _lifecycle_fault(out, fx.fixture_id, last, spec, await conv.end(last))
     out.calls = conv.calls
+    out.durations_ms = conv.durations_ms
     return out
 
 

@@ -7,6 +7,7 @@ so ``--jobs 1`` and ``--jobs 8`` produce the same cells and rows.
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import signal
 import uuid
@@ -46,10 +47,12 @@ from brainbench.executors.base import ExecutorError
 from brainbench.models.behaviour import BEHAVIOUR_ENV, NEWEST, Behaviour
 from brainbench.models.budget import Concurrency
 from brainbench.models.config import RunConfig
+from brainbench.models.phases import RunPhases
 from brainbench.models.result import Fault, RunResult, SeamInfo, SeedFailure, TraceInfo
 from brainbench.models.shard import ShardInfo, ShardSpec
 from brainbench.models.share import BrainShare, share_from_env
 from brainbench.models.trace import CONTEXT_CAP, TurnTrace
+from brainbench.orchestrator.clone_pool import ClonePool, ahead_for
 from brainbench.orchestrator.image_memory import graded_write_back, keyword_probe, seam_fault, write_back
 from brainbench.orchestrator.image_seed import SeededSeam, one_clone, prepare_seeded_seams, seeded_brains
 from brainbench.orchestrator.image_trust import image_trust
@@ -62,6 +65,7 @@ from brainbench.orchestrator.launch import (
     start_seams,
 )
 from brainbench.orchestrator.outcome import FixtureOutcome, key_records, resumed_outcomes, utc_iso
+from brainbench.orchestrator.phases import PhaseClock, describe
 from brainbench.orchestrator.progress import RunEvents, Silent
 from brainbench.orchestrator.replay import SeamReplay, replay_fixture
 from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, wants_write_back
@@ -69,6 +73,7 @@ from brainbench.orchestrator.shard import config_fingerprint, pair_key, plan_key
 from brainbench.orchestrator.spill import TraceSpill, TraceStream
 from brainbench.orchestrator.stages import RunAborted, Stages
 from brainbench.orchestrator.trust_unit import TrustUnit, trust_suite
+from brainbench.orchestrator.warm_up import warm_up
 from brainbench.ownership import sweep_lock_files
 from brainbench.scratch_owner import OWNER_FILE, RUN_PREFIX, owned_scratch_dir, sweep_run_dirs
 from brainbench.version import source_revision
@@ -78,6 +83,11 @@ Progress = Callable[[str], None]
 # A dead runner's lock file outlives it this long, so sweepers in other pid namespaces can
 # still prove its leftovers dead; `brainbench cleanup` removes it at once.
 LOCK_FILE_KEEP_S = 24 * 3600
+# The warm-up call of an image-seeded brain may wait this long for the image's own start
+# (gbrain's wrapper waits up to 25 s for its serve).
+WARM_UP_TIMEOUT_S = 30.0
+# "0" turns the warm-up call off: only to measure what it buys (benchmarks/gbrain_image.py, tests).
+WARM_UP_ENV = "BRAINBENCH_IMAGE_WARM_UP"
 
 
 # Expected reasons for a run to stop early: reported in one line, exit 2, with the partial
@@ -152,6 +162,8 @@ class Runner:
         except ValueError as exc:
             self._share_error = str(exc)  # raised in the run, where it is one line (RunAborted)
         self.ledger = ShareLedger()
+        # Where the wall time goes, per seam and phase (``_meta.phases``).
+        self.clock = PhaseClock()
 
     @property
     def fixture_count(self) -> int:
@@ -192,7 +204,21 @@ class Runner:
                                                 slug_sources=slug_sources, keep=self.config.keep,
                                                 image=seam.production_image, share=self.ledger,
                                                 events=seam.brain.events.get(harness) if seam.brain else None))
+            self.clock.hook_calls(harness, replays[-1].durations_ms)
         return replays
+
+    async def _warm_up(self, item: LoadedFixture, image_urls: dict[str, str], workroot: Path) -> None:
+        """One ungraded call per image-seeded brain before its first graded turn (orchestrator/warm_up.py)."""
+        if os.environ.get(WARM_UP_ENV, "1") == "0":
+            return  # benchmarks/gbrain_image.py measures the run without it
+        for harness, url in image_urls.items():
+            seam = self.seams[harness]
+            workdir = workroot / harness / f"warm-up-{item.fixture_id}"
+            env = {**seam.env, **self._env(url, item.fixture.source, workdir)}
+            # The image's own start may take longer than one graded call may.
+            timeout_s = max(seam.timeout_s, WARM_UP_TIMEOUT_S)
+            with self.clock.timed(harness, "brain_start"):
+                await warm_up(seam.spec, seam.process, env, workdir, timeout_s, item.fixture_id)
 
     async def _diagnose(self, conn: Any, item: LoadedFixture, replays: list[SeamReplay],
                         slug_sources: dict[str, set[str]]) -> list[TurnTrace]:
@@ -223,6 +249,7 @@ class Runner:
                 if self.seeded:
                     self.seeds_done += len(self.seeded)
                     self.events.seeded(self.seeds_done, self.seeds_total)
+                await self._warm_up(item, image_urls, workroot)
                 # A seam whose image failed to seed this fixture is not replayed on it.
                 harnesses = [h for h in self.seams if h not in self.seeded or h in image_urls]
                 replays = await self._replay_all(item, suites, brain, workroot, item.fixture_id,
@@ -406,12 +433,13 @@ class Runner:
             async with anyio.create_task_group() as start_up:
                 start_up.start_soon(prepare_brains)
                 start_up.start_soon(prepare_seams)
-            self.seeded = await prepare_seeded_seams(self.seams, dbs, self.events.phase)
+            self.seeded = await prepare_seeded_seams(self.seams, dbs, self.events.phase, self.clock)
             limiter = anyio.CapacityLimiter(self.jobs)
             todo = [i for i in self.plan.regular if i.fixture_id not in self.outcomes]
             pairs = [p for p in self.plan.pairs if pair_key(p.pair_id) not in self.outcomes]
             trust_todo = [i for i in self.plan.trust if i.fixture_id not in self.outcomes]
-            self.seeds_total = len(self.seeded) * sum(1 for i in todo if retrieval_suites(i, self.config))
+            needing = sum(1 for i in todo if retrieval_suites(i, self.config))
+            self.seeds_total = len(self.seeded) * needing
             self.events.phase(f"replaying {len(todo) + 2 * len(pairs) + len(trust_todo)} fixtures through "
                               f"{', '.join(self.seams)} ({self.jobs} at a time)")
 
@@ -422,17 +450,27 @@ class Runner:
                     self.outcomes[key] = outcome
                     self.events.unit_done(key, 2 if key.startswith("pair:") else 1, outcome.calls)
 
-            async with anyio.create_task_group() as tg:
-                for item in todo:
-                    tg.start_soon(one, item.fixture_id, lambda i=item: self._regular(i, dbs, workroot))
-                for pair in pairs:
-                    tg.start_soon(one, pair_key(pair.pair_id), lambda p=pair: self._pair(p, dbs, workroot))
-                for item in trust_todo:
-                    tg.start_soon(one, item.fixture_id, lambda i=item: self._trust(i, dbs, workroot))
+            async with contextlib.AsyncExitStack() as pools:
+                # Per image-seeded seam, clones made ahead of the fixtures and dropped behind them.
+                for seam in self.seeded.values():
+                    seam.pool = await pools.enter_async_context(
+                        ClonePool(seam, needing, ahead_for(self.jobs)).running())
+                async with anyio.create_task_group() as tg:
+                    for item in todo:
+                        tg.start_soon(one, item.fixture_id, lambda i=item: self._regular(i, dbs, workroot))
+                    for pair in pairs:
+                        tg.start_soon(one, pair_key(pair.pair_id), lambda p=pair: self._pair(p, dbs, workroot))
+                    for item in trust_todo:
+                        tg.start_soon(one, item.fixture_id, lambda i=item: self._trust(i, dbs, workroot))
+            for seam in self.seeded.values():
+                seam.pool = None
+            for phases in self.phases().seams:
+                if phases.image_seeded:
+                    self.events.phase(describe(phases))
         finally:
             with anyio.CancelScope(shield=True):
-                for seam in self.seams.values():
-                    with contextlib.suppress(Exception):
+                for harness, seam in self.seams.items():
+                    with contextlib.suppress(Exception), self.clock.timed(harness, "teardown"):
                         await seam.process.stop()
                 await providers.close(interrupted=self.interrupted_by is not None)
                 if watchdog is not None:
@@ -497,7 +535,8 @@ class Runner:
         kept = str(self.work_root) if self.config.keep and self.work_root else None
         traces = TraceStream([o.traces for _, o in keyed])
         meta_extra: dict[str, Any] = {
-            "trace": TraceInfo(rows=len(traces), context_cap=CONTEXT_CAP, work_root=kept) if kept else None}
+            "trace": TraceInfo(rows=len(traces), context_cap=CONTEXT_CAP, work_root=kept) if kept else None,
+            "phases": self.phases() if self.seams else None}
         if self.shard is not None and complete:
             meta_extra["shard"] = ShardInfo(
                 index=self.shard.index, total=self.shard.total, plan=plan_keys(self.full_plan),
@@ -518,6 +557,10 @@ class Runner:
         result.use_trace(traces)
         result.left_behind(self.leftovers)
         return result
+
+    def phases(self) -> RunPhases:
+        seams = {h: (s.info.image, h in self.seeded) for h, s in self.seams.items()}
+        return self.clock.summary(seams, self.jobs)
 
     def seam_infos(self) -> list[SeamInfo]:
         return [s.info for s in self.seams.values()]

@@ -17,22 +17,35 @@ def _err(message: str) -> None:
 
 def explain_command(
     result: Annotated[Path, typer.Argument(help="A result file written by run --out.")],
-    target: Annotated[str, typer.Argument(metavar="FIXTURE[#TURN|#ITEM]",
-                                          help="A fixture id, fixture#turn, or a trust fixture's fixture#item.")],
+    target: Annotated[str | None, typer.Argument(
+        metavar="FIXTURE[#TURN|#ITEM]",
+        help="A fixture id, fixture#turn, or a trust fixture's fixture#item (optional with --phases).")] = None,
     harness: Annotated[str | None, typer.Option(help="Only this harness (openclaw, claude-code, codex).")] = None,
     failed: Annotated[bool, typer.Option("--failed", help="Only turns with a failing verdict.")] = False,
+    phases: Annotated[bool, typer.Option("--phases", help="Also print where the run's wall time went per seam: "
+                                         "template, clones, seeds, brain start, hook calls, teardown.")] = False,
 ) -> None:
     """Print the evidence of one fixture or turn: prompt, injected context, gold, verdicts and reasons."""
     from rich.console import Console
 
-    from brainbench.report.explain import print_explain, select
+    from brainbench.report.explain import print_explain, render_phases, select
     from brainbench.report.trace_file import TraceFileError, load_result
 
+    if target is None and not phases:
+        _err("brainbench explain: name a FIXTURE[#TURN|#ITEM], or pass --phases")
+        raise typer.Exit(EXIT_ERROR)
     try:
         doc = load_result(result)
     except TraceFileError as exc:
         _err(f"brainbench explain: {exc}")
         raise typer.Exit(EXIT_ERROR) from None
+    if phases:
+        if doc.meta.phases is None:
+            _err(f"brainbench explain: {result} records no phases (_meta.phases): it was written before they were")
+            raise typer.Exit(EXIT_ERROR)
+        Console().print(render_phases(doc.meta.phases))
+        if target is None:
+            return
     if _explain_trust(doc, target, harness, failed):
         return
     try:

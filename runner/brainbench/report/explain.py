@@ -10,7 +10,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from brainbench.models.phases import RunPhases
 from brainbench.models.trace import TurnTrace
+from brainbench.report.phases import HEADER, rows, summary_line
 
 _STYLE = {"injected": "green", "quiet": "green", "budget": "yellow", "suppressed": "cyan",
           "unresolvable": "magenta", "not_injected": "red", "fault": "red bold", "other_source": "red bold",
@@ -86,3 +88,17 @@ def render_turn(t: TurnTrace) -> Panel:
 def print_explain(console: Console, traces: Sequence[TurnTrace]) -> None:
     for t in traces:
         console.print(render_turn(t))
+
+
+def render_phases(phases: RunPhases) -> Group:
+    """Where the run's wall time went, one small table per seam (``_meta.phases``)."""
+    parts: list[object] = []
+    for row in rows(phases):
+        table = Table(show_header=False, title=f"phases · {row[0]} · {row[1]}", title_justify="left")
+        table.add_column(style="bold", no_wrap=True)
+        table.add_column()
+        for name, cell in zip(HEADER[2:], row[2:], strict=True):
+            table.add_row(name, escape(cell))
+        parts.append(table)
+    parts.append(Text(summary_line(phases), style="dim"))
+    return Group(*parts)  # type: ignore[arg-type]

@@ -20,6 +20,7 @@ from brainbench.metrics.retrieval import failed_items_by_cell
 from brainbench.models.baseline import Baseline
 from brainbench.models.result import RunResult
 from brainbench.report.files import atomic_write
+from brainbench.report.phases import HEADER, rows, summary_line
 from brainbench.report.reasons import item_reasons
 from brainbench.report.scoreboard import graded_images
 
@@ -165,6 +166,17 @@ def graded_lines(result: RunResult) -> list[str]:
     return [f"Seams: {', '.join(kinds) or 'unknown'} processes, no images"] if run else []
 
 
+def phases_table(result: RunResult) -> str:
+    """Where the run's wall time went per seam (``_meta.phases``): static, like the gate line."""
+    phases = result.meta.phases
+    if phases is None:
+        return ""
+    head = "".join(f"<th scope=\"col\">{escape(name)}</th>" for name in HEADER)
+    body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in rows(phases))
+    return (f'<details id="phases"><summary>Phases: {escape(summary_line(phases))}</summary>'
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></details>")
+
+
 def render_html(data: Mapping[str, Any], result: RunResult | None = None) -> str:
     title = f"BrainBench report · {data['receipt']['fixtures_hash'][:12]}"
     # What was graded and the verdict: static text, so the page says it even before (or without) its script.
@@ -172,7 +184,8 @@ def render_html(data: Mapping[str, Any], result: RunResult | None = None) -> str
     if result is not None:
         gate_class, gate_text = gate_line(result)
         static = (f'<p id="gate" class="{gate_class}">{escape(gate_text)}</p>'
-                  + "".join(f'<p class="graded">{escape(line)}</p>' for line in graded_lines(result)))
+                  + "".join(f'<p class="graded">{escape(line)}</p>' for line in graded_lines(result))
+                  + phases_table(result))
     return "\n".join([
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',

@@ -1,0 +1,133 @@
+"""gbrain's real Claude Code hook image on the full committed corpus: wall time and where it goes.
+
+Usage: .venv/bin/python benchmarks/gbrain_image.py [--image IMAGE] [--jobs N] [--no-warm-up]
+                                                   [brainbench run args...]
+
+Runs ``brainbench run --executor docker --image claude-code=IMAGE --harness claude-code`` on the
+committed corpus (the image is ``brainbench/gbrain:latest``, built by ``scripts/build-gbrain
+GBRAIN_SRC``; a gbrain checkout is needed to build it, not to run this) and reads the run's own
+phase breakdown (``_meta.phases``): template and ``init``, a clone and a ``seed`` per fixture,
+the brain's start (the warm-up call: ``gbrain serve``), the graded hook calls (p50, p95, and how
+many ran over gbrain's 800 ms deadline) and teardown.  Phases of concurrent fixtures overlap, so
+shares are of the summed phase time, not of the wall time.
+
+Without a Docker engine or without the image it measures nothing and says why
+(``unavailable()``); ``update_docs.py --only gbrain-image`` then keeps an earlier row or writes
+the reason into the table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+IMAGE = "brainbench/gbrain:latest"
+PRIVATE_BRAIN_IMAGE = "brainbench/postgres-vector:latest"
+REPO = Path(__file__).resolve().parents[1]
+# What measure() records (results.json adds update_docs' stamp: measured_on, load_1m, cores).
+FIELDS = ("image", "exit", "wall_s", "jobs", "warm_up", "fixtures", "turns", "seed_failures", "faults",
+          "load_1m_before", "phases", "shares")
+
+
+def unavailable(image: str = IMAGE) -> str | None:
+    """Why the image cannot be measured here, or None."""
+    try:
+        import docker
+    except ImportError:
+        return "the docker SDK is not installed (pip install '.[docker]')"
+    try:
+        client = docker.from_env(version="auto")
+        client.ping()
+    except Exception as exc:  # any failure to reach the engine means: no Docker here
+        return f"no Docker engine reachable ({exc.__class__.__name__})"
+    try:
+        for ref, how in ((image, "scripts/build-gbrain GBRAIN_SRC (needs a gbrain checkout)"),
+                         (os.environ.get("BRAINBENCH_PRIVATE_BRAIN_IMAGE", PRIVATE_BRAIN_IMAGE),
+                          "scripts/build-images --offline --only postgres-vector")):
+            try:
+                client.images.get(ref)
+            except docker.errors.ImageNotFound:
+                return f"image {ref} is not on the engine (build it: {how})"
+    finally:
+        client.close()
+    return None
+
+
+def measure(args: list[str], image: str = IMAGE, warm_up: bool = True) -> dict[str, Any]:
+    """One run of the image on the committed corpus: wall time, phases, and what the run graded."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "result.json"
+        command = [sys.executable, "-m", "brainbench.cli", "run", "--executor", "docker",
+                   "--image", f"claude-code={image}", "--harness", "claude-code", "--quiet",
+                   "--out", str(out), "--ledger", str(Path(tmp) / "ledger.jsonl"), *args]
+        env = {**os.environ, "BRAINBENCH_IMAGE_WARM_UP": "1" if warm_up else "0"}
+        load = os.getloadavg()[0]
+        started = time.perf_counter()
+        proc = subprocess.run(command, capture_output=True, text=True, check=False, cwd=REPO, env=env)
+        wall = time.perf_counter() - started
+        if not out.is_file():
+            raise RuntimeError(f"brainbench run exited {proc.returncode} without a result: {proc.stderr[-2000:]}")
+        doc = json.loads(out.read_text())
+    meta = doc["_meta"]
+    phases = meta.get("phases") or {}
+    seam = next((s for s in phases.get("seams", []) if s["harness"] == "claude-code"), None)
+    if seam is None:
+        raise RuntimeError("the result records no phases for claude-code (_meta.phases)")
+    from brainbench.models.phases import RunPhases
+
+    shares = RunPhases.model_validate(phases).shares()
+    return {"image": image, "exit": proc.returncode, "wall_s": round(wall, 1), "jobs": phases.get("jobs"),
+            "warm_up": warm_up, "fixtures": len({r["fixture_id"] for r in doc["turn_rows"]}),
+            "turns": len({(r["fixture_id"], r["turn_id"]) for r in doc["turn_rows"]}),
+            "seed_failures": len(doc["seed_failures"]), "faults": len(meta.get("faults", [])),
+            "load_1m_before": round(load, 1), "phases": seam,
+            "shares": {k: round(100 * v, 1) for k, v in shares.items()}}
+
+
+def line(row: dict[str, Any]) -> str:
+    """The README's result cell."""
+    p = row["phases"]
+    calls = p["hook_calls"]
+
+    def part(name: str) -> str:
+        got = p.get(name) or {"total_s": 0.0, "count": 0}
+        return f"{got['total_s']:.0f} s/{got['count']}"
+
+    share = ", ".join(f"{k.replace('_', ' ')} {v:.0f} %" for k, v in
+                      sorted(row["shares"].items(), key=lambda kv: (-kv[1], kv[0])) if v >= 1)
+    return (f"**{row['wall_s']:.1f} s** wall at --jobs {row['jobs']}, {row['fixtures']} fixtures, {row['turns']} "
+            f"turns, {row['seed_failures']} seed failures, {row['faults']} faults; phase time: template+init "
+            f"{part('template_init')}, clone {part('clone')}, seed {part('seed')}, brain start (warm-up call) "
+            f"{part('brain_start')}, hook calls {calls['total_s']:.0f} s/{calls['count']} (p50 "
+            f"{calls['p50_ms'] or 0:.0f} ms, p95 {calls['p95_ms'] or 0:.0f} ms, {calls['over_deadline']} over "
+            f"{calls['deadline_ms']:.0f} ms), teardown {part('teardown')}; shares: {share}")
+
+
+def main(argv: list[str]) -> int:
+    image, warm_up = IMAGE, True
+    if argv[:1] == ["--image"]:
+        image, argv = argv[1], argv[2:]
+    if "--no-warm-up" in argv:
+        warm_up, argv = False, [a for a in argv if a != "--no-warm-up"]
+    why = unavailable(image)
+    if why:
+        print(f"gbrain_image: not run: {why}", file=sys.stderr)
+        return 2
+    try:
+        row = measure(argv, image, warm_up)
+    except RuntimeError as exc:
+        print(f"gbrain_image: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(row, indent=2))
+    print(line(row))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
