@@ -306,7 +306,8 @@ def number_problems(root: Path, docs: Iterable[Path]) -> list[str]:
         if line.generated:
             # A table cell's integers (fixtures, calls) are counts of the corpus, not measurements.
             # A table's integers in seconds or times (a scale of 3×, retried 3×) are not measurements.
-            generated |= {n for n in _measured(line.text, thresholds=False) if "." in n.split()[0] or not n.endswith((" s", " ×"))}
+            generated |= {n for n in _measured(line.text, thresholds=False)
+                          if "." in n.split()[0] or not n.endswith((" s", " ×"))}
     problems: list[str] = []
     for line in lines:
         if line.generated:
