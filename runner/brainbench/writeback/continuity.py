@@ -8,7 +8,7 @@ writer's facts or entity: gbrain's isn't either.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import psycopg
 
@@ -19,6 +19,13 @@ from brainbench.models.writeback import ContinuityAggregate, ContinuityScore
 
 def score_continuity(conn: psycopg.Connection, reader: LoadedFixture, injected_slugs: set[str]) -> ContinuityScore:
     """``injected_slugs`` = union of the slugs injected on the reader's rows for one harness."""
+    source = reader.fixture.source
+    return score_decisions(reader, injected_slugs, lambda keywords: fact_keyword_probe(conn, source, keywords))
+
+
+def score_decisions(reader: LoadedFixture, injected_slugs: set[str],
+                    probe: Callable[[list[str]], bool]) -> ContinuityScore:
+    """The pair's decisions against the injected slugs, ``probe`` asked only for decisions they missed."""
     block = reader.gold.continuity
     pair_id = block.pair_id if block else (reader.fixture.continuity.pair_id if reader.fixture.continuity else "")
     decisions = block.decisions if block else []
@@ -27,7 +34,7 @@ def score_continuity(conn: psycopg.Connection, reader: LoadedFixture, injected_s
     for decision in decisions:
         hit = any(slug in injected_slugs for slug in decision.expected_slugs)
         if not hit and decision.match_keywords:
-            hit = fact_keyword_probe(conn, reader.fixture.source, decision.match_keywords)
+            hit = probe(decision.match_keywords)
         hits[decision.decision_id] = hit
         if not hit:
             failed.append(f"{pair_id}/{decision.decision_id}")

@@ -56,9 +56,14 @@ def stored_rows(conn: psycopg.Connection, source_id: str, page_slug: str) -> lis
 
 def score_write_back(conn: psycopg.Connection, loaded: LoadedFixture) -> WriteBackScore:
     fixture = loaded.fixture
+    return score_rows(loaded, stored_rows(conn, fixture.source, conversation_slug(fixture.fixture_id)))
+
+
+def score_rows(loaded: LoadedFixture, rows: list[FactRow]) -> WriteBackScore:
+    """Score the stored rows of one fixture's conversation page (no database: tests hand-build rows)."""
+    fixture = loaded.fixture
     source = fixture.source
     slug = conversation_slug(fixture.fixture_id)
-    rows = stored_rows(conn, source, slug)
     items = gold_items(loaded)
     consumed: set[int] = set()
     survived = provenance_ok = 0
