@@ -26,6 +26,10 @@ class SeamReplay:
     # One evidence row per user turn; verdicts and reasons are added by the diagnosis stage (diagnosis/reference.py).
     traces: list[TurnTrace] = field(default_factory=list)
     calls: int = 0  # hook calls made, SessionStart included
+    # The SessionStart context (codex's static index), None when the seam has none or stayed silent.
+    preamble: str | None = None
+    # turn_id → the prior context the turn's transcript carried, as gbrain accumulates it (spec §5.2).
+    priors: dict[int, str] = field(default_factory=dict)
 
 
 def cross_source(slugs: Sequence[str], slug_sources: Mapping[str, set[str]], active: str) -> list[str]:
@@ -58,6 +62,7 @@ async def replay_fixture(
         if turn.role == "assistant":
             conv.assistant_turn(turn)
             continue
+        out.priors[turn.turn_id] = conv.prior_text()
         result = await conv.user_turn(turn)
         if result.graded.fault is not None:
             out.faults.append(Fault(fixture_id=fx.fixture_id, turn_id=turn.turn_id, harness=spec.harness,
@@ -79,6 +84,7 @@ async def replay_fixture(
                 latency_ms=round(result.latency_ms * 1000) / 1000,
             ))
     out.calls = conv.calls
+    out.preamble = conv.session_context
     return out
 
 
