@@ -155,11 +155,20 @@ def unmutated(module: str) -> str:
 
 
 class Sandbox:
-    """A private copy of runner/ whose one module is rewritten per mutant."""
+    """A private copy of runner/ whose one module is rewritten per mutant.
+
+    tests/ is copied too, so editing the tests while a long run goes on cannot change its verdicts; the
+    rest of the checkout is linked.
+    """
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        shutil.copytree(REPO / "runner", root / "runner", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        root.mkdir(parents=True, exist_ok=True)
+        for name in ("runner", "tests"):
+            shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        for entry in REPO.iterdir():
+            if entry.name not in ("runner", "tests", ".git") and not (root / entry.name).exists():
+                (root / entry.name).symlink_to(entry)
 
     def run(self, module: str, source: str, tests: tuple[str, ...], timeout_s: float) -> tuple[bool, float]:
         """(tests passed, seconds)."""
@@ -173,7 +182,7 @@ class Sandbox:
                "--no-header", "-o", "addopts=", "-m", "not gbrain", *tests]
         start = time.monotonic()
         try:
-            done = subprocess.run(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            done = subprocess.run(cmd, cwd=self.root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                   timeout=timeout_s, check=False)
             passed = done.returncode == 0
         except subprocess.TimeoutExpired:
@@ -232,16 +241,18 @@ def main(argv: list[str]) -> int:
 
     doc = doc_tables.load()
     row = doc["rows"].get("mutation", {"modules": {}})
-    for module in modules:
+    loads = []
+    for module in modules:  # saved after each module: a long run stopped half-way keeps what it measured
         print(f"{module}: {len(list(mutants(module, TARGETS[module][1])))} mutants", flush=True)
         row["modules"][module] = score_module(module, args.jobs)
-    row["modules"] = {m: row["modules"][m] for m in TARGETS if m in row["modules"]}
-    row |= {"measured_on": dt.date.today().isoformat(), "load_1m": round(os.getloadavg()[0], 1),
-            "cores": os.cpu_count() or 1}
-    doc["rows"]["mutation"] = row
-    doc_tables.save(doc)
-    for path in doc_tables.write_docs(doc):
-        print(f"rewrote {path.relative_to(REPO)}")
+        loads.append(os.getloadavg()[0])
+        row["modules"] = {m: row["modules"][m] for m in TARGETS if m in row["modules"]}
+        row |= {"measured_on": dt.date.today().isoformat(), "load_1m": round(sum(loads) / len(loads), 1),
+                "cores": os.cpu_count() or 1}
+        doc["rows"]["mutation"] = row
+        doc_tables.save(doc)
+        for path in doc_tables.write_docs(doc):
+            print(f"rewrote {path.relative_to(REPO)}")
     return 0
 
 
