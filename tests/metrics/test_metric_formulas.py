@@ -91,6 +91,8 @@ def push_rows() -> list[TurnRow]:
         row(5, "push", None, ["z"], 6),                                          # no gold: ignored
         # asks with empty gold: no recall term; its injection g is wrong: 0 of 1.
         row(6, "push", {"should_retrieve": True, "gold_slugs": []}, ["g"], 4),
+        # a quiet row naming gold slugs: recall counts only rows that should retrieve.
+        row(7, "push", {"should_retrieve": False, "gold_slugs": ["h"]}, [], 0),
     ]
 
 
@@ -128,9 +130,9 @@ def test_cells_round_and_order_their_metrics() -> None:
     # round4 = floor(x·10⁴ + 0.5)/10⁴: 1/3 → 0.3333, 140/9 = 15.55556 → 15.5556.
     assert list(kta.metrics.items()) == [("know_to_ask_failure_rate", 0.4), ("false_fire_rate", 0.3333),
                                          ("source_isolation_violations", 3), ("avg_injected_tokens", 15.5556)]
-    # push tokens: 12 + 8 + 9 + 0 + 6 + 4 = 39 over 6 rows = 6.5; 4/7 = 0.571428… → 0.5714.
+    # push tokens: 12 + 8 + 9 + 0 + 6 + 4 + 0 = 39 over 7 rows = 5.571428… → 5.5714; 4/7 → 0.5714 too.
     assert list(push.metrics.items()) == [("push_precision", 0.5714), ("push_recall", 0.5),
-                                          ("source_isolation_violations", 0), ("avg_injected_tokens", 6.5)]
+                                          ("source_isolation_violations", 0), ("avg_injected_tokens", 5.5714)]
     assert (push.gold_total, push.gold_failed, push.fixtures) == (4, 2, ["fx-a"])
 
 
