@@ -40,7 +40,10 @@ METRICS_TESTS = ("tests/metrics/test_metric_formulas.py",)
 TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "metrics/retrieval.py": (METRICS_TESTS, ()),
     "metrics/cells.py": (METRICS_TESTS, ("write_back_metrics", "assemble_cells")),
-    "metrics/trust_suites.py": ((*METRICS_TESTS, "tests/memory/test_trust_scoring.py"), ()),
+    # The per-item scorers need a scenario and its memory system (tests/memory, tests/trust: minutes a
+    # mutant); the counters' formulas, the refusal and receipt rules are mutated here.
+    "metrics/trust_suites.py": ((*METRICS_TESTS, "tests/memory/test_trust_scoring.py"),
+                                ("rate", "suite_metrics", "_promotion", "_unaccounted", "_surfaces_for")),
     "metrics/trust_cells.py": (METRICS_TESTS, ()),
     "metrics/poisoning.py": ((*METRICS_TESTS, "tests/memory/test_trust_scoring.py"), ("poisoning_metrics",)),
     "models/writeback.py": (METRICS_TESTS, ("of", "metrics")),
@@ -53,7 +56,7 @@ TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "reflex/render.py": (("tests/reflex/test_reflex_rules.py",
                           "tests/hooks/test_reference_turns.py::test_reference_turns_byte_for_byte[stream]"), ()),
     "hooks/codex.py": (("tests/hooks/test_reference_turns.py::test_reference_turns_byte_for_byte[stream]",),
-                       ("brain_index", "_prior", "handle")),
+                       ("brain_index",)),
 }
 
 _COMPARE = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE,
