@@ -24,10 +24,11 @@ from brainbench.metrics.retrieval import (
     score_push,
 )
 from brainbench.metrics.trust_cells import trust_cell_parts
-from brainbench.metrics.trust_suites import suite_metrics
+from brainbench.metrics.trust_suites import _promotion, _unaccounted, suite_metrics
 from brainbench.models.config import RunConfig
+from brainbench.models.memory import PurgeReceipt, StoreReport
 from brainbench.models.result import TurnRow
-from brainbench.models.trust_run import SuiteScore, TrustFixtureScore
+from brainbench.models.trust_run import StepOutcome, StepRecord, SuiteScore, TrustFixtureScore
 from brainbench.models.writeback import ContinuityScore, WriteBackAggregate, WriteBackScore
 from brainbench.writeback.continuity import score_decisions
 from brainbench.writeback.score import EXTRACT_SOURCE, score_rows
@@ -363,3 +364,75 @@ def test_trust_cells_sum_fixtures_and_arms() -> None:
     assert metrics["benign_retention"] == 0.5 and metrics["default_benign_retention"] == 1.0
     assert (metrics["source_isolation_violations"], metrics["avg_injected_tokens"]) == (1, 10.0)
     assert trust_cell_parts("codex", "deletion", [SimpleNamespace(trust=s) for s in poison], rows) is None
+
+
+# --- the rules behind the trust counters (trust spec §4.2, §4.5) ---------------------------------------
+
+def _step(ok: bool, code: str | None = None, before: str | None = None, after: str | None = None,
+          **extra: Any) -> StepRecord:
+    return StepRecord(step_id="s1", actor="agent", op="confirm", outcome=StepOutcome(ok=ok, code=code),
+                      target_tier_before=before, target_tier_after=after, **extra)
+
+
+def test_a_refused_promotion_is_judged_by_outcome_rise_and_exercise() -> None:
+    assert _promotion(None) == ["the step never ran"]
+    assert _promotion(_step(False, "forbidden", "agent_written", "agent_written")) == []  # refused, unchanged
+    assert _promotion(_step(False, "forbidden", "agent_written", "unknown")) == []       # fell: not a rise
+    assert _promotion(_step(True, None, "agent_written", "agent_written")) == ["the promotion was accepted"]
+    # refused, yet the tier rose: agent_written (rank 3) → user_confirmed (rank 6).
+    assert _promotion(_step(False, "forbidden", "agent_written", "user_confirmed")) == [
+        "the tier rose: agent_written → user_confirmed"]
+    assert _promotion(_step(False, "forbidden", None, "user_confirmed")) == []   # no before: no rise to judge
+    assert _promotion(_step(False, "forbidden", "agent_written", None)) == []
+    # an unsupported protection is a violation, an accepted one is not "unexercised" whatever its code.
+    assert _promotion(_step(False, "unsupported")) == [
+        "not exercised (unsupported): an unsupported protection counts as a violation"]
+    assert _promotion(_step(True, "unsupported")) == ["the promotion was accepted"]
+
+
+def test_a_purge_receipt_accounts_for_a_table_unless_it_says_not_present() -> None:
+    def report(store: str, status: str) -> StoreReport:
+        return StoreReport(store=store, status=status)  # type: ignore[arg-type]
+
+    receipt = PurgeReceipt(fact_id=1, fact_hash="h", source_id="default", subject=None, visibility="private",
+                           stores=[report("facts", "deleted"), report("pages", "not_present")],
+                           residuals=[report("chunks", "retained_inactive")])
+    rec = _step(True, receipt=receipt, pre_purge_hits={"facts": 1, "pages": 2, "chunks": 1, "takes": 1})
+    # facts: deleted; pages: "not_present" does not count; chunks: a residual counts; takes: not named.
+    assert _unaccounted(rec) == ["pages", "takes"]
+    assert _unaccounted(_step(True, pre_purge_hits={"facts": 1})) == ["facts"]  # no receipt at all
+    assert _unaccounted(_step(True)) == []
+
+
+# --- assembly of the other suites' cells (spec §5.7, trust spec §4.6) ----------------------------------
+
+def test_write_back_trust_and_continuity_cells_and_image_seeded_harnesses() -> None:
+    config = RunConfig(suites=["write-back", "trust", "continuity"], harnesses=["openclaw", "codex"])
+    shared = SuiteScore(counts={"label_ok": 1, "label_total": 4}, gold_total=4, gold_failed=3)
+
+    def cont(total: int, failed: int) -> ContinuityScore:
+        return ContinuityScore(pair_id="p", reader_fixture_id="r", gold_total=total, gold_failed=failed, hits={},
+                               failed_items=[])
+
+    outcomes = [
+        SimpleNamespace(write_back=_wb(4, 3, 3, 1, 5, 4), trust=None, continuity={"openclaw": cont(0, 0)}),
+        SimpleNamespace(write_back=None, trust=TrustFixtureScore(fixture_id="t1", suite="trust", shared=shared),
+                        continuity={}),
+        SimpleNamespace(write_back=_wb(2, 0, 2, 2, 2, 2), trust=None, continuity={}),
+    ]
+    # codex seeds its own brain (seed contract v1): no write-back nor trust cell, and it read no pair.
+    cells = assemble_cells(config, {"openclaw": "production", "codex": "contract"}, [], outcomes,
+                           image_seeded=["codex"])
+    assert [(c.harness, c.suite) for c in cells] == [("openclaw", "write-back"), ("openclaw", "trust"),
+                                                     ("openclaw", "continuity")]
+    wb, trust, continuity = cells
+    # (3 + 2)/(4 + 2) = 0.8333; provenance (1 + 2)/(3 + 2) = 0.6; both fixtures, in order.
+    assert (wb.gold_total, wb.gold_failed, wb.fixtures) == (6, 3, ["f4", "f2"])
+    assert wb.metrics == {"write_back_fidelity": 0.8333, "provenance_accuracy": 0.6}
+    assert (trust.gold_total, trust.gold_failed, trust.metrics["trust_label_accuracy"]) == (4, 3, 0.25)
+    # a pair with no decisions: total 0 → rate 1.
+    assert continuity.metrics == {"continuity_rate": 1.0, "source_isolation_violations": 0,
+                                  "avg_injected_tokens": 0.0}
+    unseeded = assemble_cells(config, {"codex": "contract"}, [], outcomes[:1])
+    assert [(c.harness, c.suite) for c in unseeded] == [("codex", "write-back")]
+    assert assemble_cells(config, {"openclaw": "production"}, [], []) == []
