@@ -272,7 +272,10 @@ def test_continuity_rate_sums_pairs() -> None:
                 SimpleNamespace(write_back=None, trust=None, continuity={"openclaw": cont(2, 0)})]
     rows = [row(1, "continuity", None, ["a"], 10, cross=["a"], fixture="r3"),
             row(1, "continuity", None, [], 0, fixture="r2"),
-            row(1, "continuity", None, ["q"], 5, fixture="r2")]
+            row(1, "continuity", None, ["q"], 5, fixture="r2"),
+            # another harness's continuity row and this harness's push row: neither is this cell's.
+            row(1, "continuity", None, ["a"], 70, cross=["a"], fixture="r3", harness="codex"),
+            row(1, "push", None, ["a"], 70, cross=["a"], fixture="r3")]
     config = RunConfig(suites=["continuity"], harnesses=["openclaw"])
     (cell,) = assemble_cells(config, {"openclaw": "production"}, rows, outcomes)
     # (3 + 2 − 1 − 0)/(3 + 2) = 0.8; tokens (10 + 0 + 5)/3 = 5; one cross-source slug.
