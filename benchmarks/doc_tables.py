@@ -185,7 +185,7 @@ def render_mutation(doc: dict[str, Any]) -> str:
     lines = ["| module (`runner/brainbench/…`) | mutants | killed | survived (explained) | score |",
              "|---|---|---|---|---|"]
     total = killed = 0
-    for module, m in row["modules"].items():
+    for module, m in sorted(row["modules"].items()):  # results.json keeps keys sorted
         explained = sum(1 for key in m["survived"] if key in reasons)
         scope = f" ({', '.join(m['functions'])})" if m["functions"] else ""
         lines.append(f"| `{module}`{scope} | {m['mutants']} | {m['killed']} | {len(m['survived'])} ({explained}) | "
@@ -202,7 +202,7 @@ def render_mutation_survivors(doc: dict[str, Any]) -> str:
         return "Not measured yet."
     reasons = _reasons()
     lines = []
-    for module, m in row["modules"].items():
+    for module, m in sorted(row["modules"].items()):  # results.json keeps keys sorted
         if not m["survived"]:
             continue
         lines += ["", f"`{module}` — tests: {', '.join(f'`{t}`' for t in m['tests'])}", ""]
