@@ -351,7 +351,7 @@ def test_trust_cells_sum_fixtures_and_arms() -> None:
     poison = [
         TrustFixtureScore(fixture_id="p1", suite="poisoning",
                           protections={"codex": score({"benign_total": 3, "benign_retained": 1}, 3, 2)},
-                          default={"codex": score({"d_benign_total": 1, "d_benign_retained": 1}, 1, 0)}),
+                          default={"codex": score({"d_benign_total": 2, "d_benign_retained": 1}, 2, 1)}),
         TrustFixtureScore(fixture_id="p2", suite="poisoning",
                           protections={"codex": score({"benign_total": 1, "benign_retained": 1}, 1, 0),
                                        "openclaw": score({}, 5, 5)}),
@@ -363,11 +363,17 @@ def test_trust_cells_sum_fixtures_and_arms() -> None:
     parts = trust_cell_parts("codex", "poisoning", [SimpleNamespace(trust=s) for s in poison], rows)
     assert parts is not None
     total, failed, metrics, fixtures = parts
-    # gold: protections 3 + 1, default 1 → 5; failed 2 + 0 + 0.  benign_retention (1 + 1)/(3 + 1) = 0.5;
-    # default retention 1/1; codex rows only: tokens (10 + 0 + 20)/3 = 10, one cross-source slug.
-    assert (total, failed, fixtures) == (5, 2, ["p1", "p2"])
-    assert metrics["benign_retention"] == 0.5 and metrics["default_benign_retention"] == 1.0
+    # gold: protections 3 + 1, default 2 → 6; failed 2 + 0 + 1 = 3.  benign_retention (1 + 1)/(3 + 1) = 0.5;
+    # default retention 1/2; codex rows only: tokens (10 + 0 + 20)/3 = 10, one cross-source slug.
+    assert (total, failed, fixtures) == (6, 3, ["p1", "p2"])
+    assert metrics["benign_retention"] == 0.5 and metrics["default_benign_retention"] == 0.5
     assert (metrics["source_isolation_violations"], metrics["avg_injected_tokens"]) == (1, 10.0)
+    # openclaw ran no default arm: its totals are the protections arm's alone, and no default_* metric.
+    alone = trust_cell_parts("openclaw", "poisoning", [SimpleNamespace(trust=s) for s in poison], rows)
+    assert alone is not None
+    assert alone[:2] == (5, 5) and alone[3] == ["p2"]
+    assert not any(k.startswith("default_") for k in alone[2])
+    assert (alone[2]["source_isolation_violations"], alone[2]["avg_injected_tokens"]) == (1, 99.0)
     assert trust_cell_parts("codex", "deletion", [SimpleNamespace(trust=s) for s in poison], rows) is None
 
 
