@@ -7,6 +7,7 @@ import pytest
 from brainbench.brain.store import ensure_sources, import_page
 from brainbench.harnesses.injected import estimate_tokens, slugs_in_text
 from brainbench.reflex.candidates import extract_candidates, extract_candidates_from_window
+from brainbench.reflex.labels import Trust, render_inline
 from brainbench.reflex.render import (
     HotFactLine,
     Pointer,
@@ -170,3 +171,11 @@ def test_a_hot_fact_without_trust_is_its_text() -> None:
     fact = HotFactLine("Alice likes tea", "people/alice", 0.5)
     assert hot_fact_line(fact) == "- Alice likes tea [people/alice] (0.50)"
     assert hot_fact_line(HotFactLine("No entity", None, 1.0), labeled=False) == "- No entity (1.00)"
+
+
+def test_a_labelled_pointer_carries_its_label_before_the_synopsis() -> None:
+    trust = Trust("agent_written", "mcp:put_page")
+    pointer = Pointer("Widget Co", "companies/widget-co", "default", "A company.", "title", 0.9, "widget co", trust)
+    line = render_pointer_block([pointer]).splitlines()[-1]
+    assert line.startswith("- **Widget Co** → `companies/widget-co` — ")
+    assert line.endswith(f"{render_inline('A company.', trust)} (use get_page before relying on details)")
