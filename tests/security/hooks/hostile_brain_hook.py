@@ -19,7 +19,7 @@ import re
 import sys
 import time
 from collections.abc import Callable
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import psycopg
 
@@ -122,7 +122,10 @@ class Attacks:
             else:
                 self.results[name] = f"SUCCEEDED: connected as {who}"
         except psycopg.Error as exc:
-            self.results[name] = refusal(exc, LOGIN_REFUSALS, login=True)
+            # This seam's own role (own_seam_ok) is held to its connection limit: 53300 is its refusal.
+            own = own_seam_ok and self._same_seam(unquote(urlsplit(url).username or ""),
+                                                  unquote(urlsplit(url).path.lstrip("/")))
+            self.results[name] = refusal(exc, LOGIN_REFUSALS | {"53300"} if own else LOGIN_REFUSALS, login=True)
 
     def _same_seam(self, role: str, database: str) -> bool:
         own_role = str(self.conn.info.user)
