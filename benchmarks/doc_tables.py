@@ -22,6 +22,9 @@ TESTING = REPO / "docs" / "TESTING.md"
 CONTAINERS = REPO / "docs" / "CONTAINERS.md"
 REPORT = REPO / "docs" / "REPORT.md"
 SCALING = REPO / "docs" / "SCALING.md"
+MUTATION = REPO / "docs" / "MUTATION.md"
+# Why each surviving mutant is harmless ("module:line: change" → reason), kept by hand next to the results.
+MUTATION_REASONS = REPO / "benchmarks" / "mutation_reasons.json"
 FORMAT = 1
 
 # Each full gate run row: results key, what it is, the command that measures it alone.
@@ -42,8 +45,9 @@ COLD_ROWS: tuple[tuple[str, str], ...] = (
 )
 SEAM_ORDER = ("openclaw", "claude-code", "codex")
 # "readme-suite" keeps its name: the suite's numbers moved from the README to docs/TESTING.md.
-BLOCKS = {README: ("readme-benchmarks",), TESTING: ("readme-suite",), CONTAINERS: ("containers-numbers",),
-          REPORT: ("report-trace-overhead",), SCALING: ("scaling-numbers",)}
+BLOCKS = {README: ("readme-benchmarks", "readme-mutation"), TESTING: ("readme-suite",),
+          CONTAINERS: ("containers-numbers",), REPORT: ("report-trace-overhead",), SCALING: ("scaling-numbers",),
+          MUTATION: ("mutation-survivors",)}
 
 
 def _begin(name: str) -> str:
@@ -184,9 +188,49 @@ def render_suite(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _reasons() -> dict[str, str]:
+    return json.loads(MUTATION_REASONS.read_text(encoding="utf-8")) if MUTATION_REASONS.exists() else {}
+
+
+def render_mutation(doc: dict[str, Any]) -> str:
+    row = doc["rows"].get("mutation")
+    if row is None:
+        return "Mutation score not measured yet: run `.venv/bin/python benchmarks/mutation.py`."
+    reasons = _reasons()
+    lines = ["| module (`runner/brainbench/…`) | mutants | killed | survived (explained) | score |",
+             "|---|---|---|---|---|"]
+    total = killed = 0
+    for module, m in sorted(row["modules"].items()):  # results.json keeps keys sorted
+        explained = sum(1 for key in m["survived"] if key in reasons)
+        scope = f" ({', '.join(m['functions'])})" if m["functions"] else ""
+        lines.append(f"| `{module}`{scope} | {m['mutants']} | {m['killed']} | {len(m['survived'])} ({explained}) | "
+                     f"{m['killed'] / m['mutants']:.0%} |" if m["mutants"] else f"| `{module}`{scope} | 0 | | | |")
+        total, killed = total + m["mutants"], killed + m["killed"]
+    lines += ["", f"**{killed} of {total} mutants killed** ({killed / total:.0%}) by `benchmarks/mutation.py` on "
+                  f"{_when(row)}; every survivor and why it is harmless: [docs/MUTATION.md](docs/MUTATION.md)."]
+    return "\n".join(lines)
+
+
+def render_mutation_survivors(doc: dict[str, Any]) -> str:
+    row = doc["rows"].get("mutation")
+    if row is None:
+        return "Not measured yet."
+    reasons = _reasons()
+    lines = []
+    for module, m in sorted(row["modules"].items()):  # results.json keeps keys sorted
+        if not m["survived"]:
+            continue
+        lines += ["", f"`{module}` — tests: {', '.join(f'`{t}`' for t in m['tests'])}", ""]
+        lines += [f"- `{key.split(': ', 1)[0]}` {key.split(': ', 1)[1]}: "
+                  f"{reasons.get(key, '**not explained: kill it with a test or say why it is equivalent**')}"
+                  for key in m["survived"]]
+    return "\n".join(lines[1:]) if lines else "No mutant survived."
+
+
 RENDERERS = {"readme-suite": render_suite, "readme-benchmarks": render_readme,
              "containers-numbers": render_containers,
-             "report-trace-overhead": render_report, "scaling-numbers": render_scaling}
+             "report-trace-overhead": render_report, "scaling-numbers": render_scaling,
+             "readme-mutation": render_mutation, "mutation-survivors": render_mutation_survivors}
 
 
 def _pattern(name: str) -> re.Pattern[str]:

@@ -7,12 +7,40 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from ci_policy import ci_failure
 
 warnings.filterwarnings("ignore", module="platformdirs")
 
 REPO = Path(__file__).resolve().parents[1]
 # gbrain's published reference material, copied into the repo (see its PROVENANCE.md).
 REFERENCE = REPO / "tests" / "data" / "reference"
+
+
+def _skip_reason(longrepr: object) -> str:
+    # A skip's longrepr is (file, line, "Skipped: reason").
+    text = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+    return str(text).removeprefix("Skipped: ")
+
+
+def _fail_skip_under_ci(report: pytest.TestReport | pytest.CollectReport) -> None:
+    if not report.skipped or hasattr(report, "wasxfail"):
+        return
+    message = ci_failure(_skip_reason(report.longrepr))
+    if message is not None:
+        report.outcome = "failed"
+        report.longrepr = message
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    _fail_skip_under_ci(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[None]:
+    outcome = yield  # a module-level importorskip skips the whole module at collection
+    _fail_skip_under_ci(outcome.get_result())
 
 
 def reference_dir() -> Path:

@@ -46,7 +46,7 @@ def test_recorded_rows_hold_what_the_scripts_measure() -> None:
     rows = doc_tables.load()["rows"]
     gate_keys = [key for key, _, _ in doc_tables.GATE_ROWS]
     known = {*gate_keys, "cold", "stream-overhead", "exec-overhead", "trace-overhead", "scaling", "suite",
-             "suite-profile", "gbrain-image"}
+             "suite-profile", "gbrain-image", "mutation"}
     assert set(rows) <= known, sorted(rows)
     if "gbrain-image" in rows:
         row = rows["gbrain-image"]
@@ -80,6 +80,11 @@ def test_recorded_rows_hold_what_the_scripts_measure() -> None:
         assert set(rows["suite"]) == {"passes", "total_s", "passed", "failed", "skipped", "errors", "exit", *STAMP}
         assert set(rows["suite"]["passes"]) == set(suite_time.PASSES)
         assert rows["suite"]["exit"] == 0 and rows["suite"]["failed"] == rows["suite"]["errors"] == 0
+    if "mutation" in rows:
+        assert set(rows["mutation"]) == {"modules", *STAMP}
+        for module, m in rows["mutation"]["modules"].items():
+            assert set(m) == {"tests", "functions", "mutants", "killed", "survived"}, module
+            assert m["killed"] + len(m["survived"]) == m["mutants"], module
     if "suite-profile" in rows:
         assert set(rows["suite-profile"]) == {"tests", "cpu_s", "wall_s", "modules", "exit", *STAMP}
         assert all(len(module) == 4 for module in rows["suite-profile"]["modules"])

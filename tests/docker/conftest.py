@@ -36,7 +36,7 @@ def _docker_status() -> tuple[object | None, str]:
     try:
         client = docker.from_env(version="auto")
         client.ping()
-    except Exception as exc:
+    except docker.errors.DockerException as exc:
         return None, f"no Docker engine reachable ({exc.__class__.__name__}); run: eval \"$(scripts/start-dockerd)\""
     return client, ""
 
@@ -55,12 +55,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def base_image() -> str:
+    from docker.errors import ImageNotFound
+
     assert _CLIENT is not None
     for ref in BASE_CANDIDATES:
         try:
             _CLIENT.images.get(ref)  # type: ignore[attr-defined]
             return ref
-        except Exception:
+        except ImageNotFound:
             continue
     pytest.skip("no local Python base image; run: scripts/build-images --offline")
 

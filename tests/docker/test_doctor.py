@@ -28,11 +28,13 @@ def _build(client: Any, tag: str, dockerfile: str, files: dict[str, bytes] | Non
 
 
 def _shell_base(client: Any) -> str:
+    from docker.errors import ImageNotFound
+
     for ref in SHELL_BASES:
         try:
             client.images.get(ref)
             return ref
-        except Exception:
+        except ImageNotFound:
             continue
     pytest.skip("no local Debian base; run: scripts/build-images --offline")
 
@@ -45,9 +47,11 @@ def _script_image(client: Any, tag: str, script: str, labels: str = "") -> str:
 
 @pytest.fixture(scope="module")
 def example_image(docker_client: Any) -> str:
+    from docker.errors import ImageNotFound
+
     try:
         docker_client.images.get(EXAMPLE_IMAGE)
-    except Exception:
+    except ImageNotFound:
         pytest.skip(f"{EXAMPLE_IMAGE} not built; run: scripts/build-images --offline")
     return EXAMPLE_IMAGE
 

@@ -31,10 +31,12 @@ def _bench(*args: str, timeout: float = 1800) -> subprocess.CompletedProcess[str
 
 @pytest.fixture(scope="module")
 def example_image(docker_client: Any) -> str:
+    from docker.errors import ImageNotFound
+
     for ref in (EXAMPLE_IMAGE, *OUR_IMAGES):
         try:
             docker_client.images.get(ref)
-        except Exception:
+        except ImageNotFound:
             pytest.skip(f"{ref} not built; run: scripts/build-images --offline")
     return EXAMPLE_IMAGE
 

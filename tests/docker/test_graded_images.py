@@ -24,9 +24,11 @@ def _bench(*args: str | Path, cwd: Path = REPO) -> subprocess.CompletedProcess[s
 
 
 def test_scoreboard_html_and_explain_name_the_image_and_its_digest(docker_client: Any, tmp_path: Path) -> None:
+    from docker.errors import ImageNotFound
+
     try:
         digest = docker_client.images.get(IMAGE).id
-    except Exception:
+    except ImageNotFound:
         pytest.skip(f"{IMAGE} not built: run scripts/build-images --offline")
     out, html = tmp_path / "result.json", tmp_path / "html"
     proc = _bench("run", "--executor", "docker", "--harness", "codex", "--suite", "know-to-ask", "--quiet",

@@ -345,10 +345,12 @@ def _bench(*args: str, timeout: float = 1800) -> subprocess.CompletedProcess[str
 @pytest.mark.timeout(3600)
 def test_a_run_grades_perl_memo_on_all_eight_suites(perl_memo_image: str, docker_client: Any,
                                                     tmp_path: Path) -> None:
+    from docker.errors import ImageNotFound
+
     for ref in OUR_IMAGES:
         try:
             docker_client.images.get(ref)
-        except Exception:
+        except ImageNotFound:
             pytest.skip(f"{ref} not built; run: scripts/build-images --offline")
     out = tmp_path / "result.json"
     proc = _bench("run", "--executor", "docker", "--image", f"claude-code={perl_memo_image}", "--out", str(out),

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from brainbench.harnesses.grading import grade
+from brainbench.harnesses.grading import Graded, grade
 from brainbench.models.hook_io import HookOutcome
+from brainbench.models.wire import MAX_CONTEXT_CHARS
 
 OK = json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "ctx → `a/b`"}})
 
@@ -59,3 +60,53 @@ def test_fault_classes(name: str, got: HookOutcome, dialect: str, context: str |
 def test_infra_error_from_executor() -> None:
     got = HookOutcome(None, b"", b"", False, 0.0, infra_error="cannot start seam")
     assert grade(got, "claude").fault == "infra_error"
+
+
+# The details a fault carries, and the edges of each rule (what the mutation pass found untested).
+
+@pytest.mark.parametrize(("code", "stderr", "fault", "detail"), [
+    (2, "", "blocked", "exit 2 with empty stderr"),
+    (2, "nope\nmore", "blocked", "nope"),
+    (75, "", "infra_error", "backend unavailable"),
+    (75, "db down", "infra_error", "db down"),
+    (1, "", "adapter_crash", "exit 1: no stderr"),
+    (1, "boom", "adapter_crash", "exit 1: boom"),
+    (2, "x" * 300, "blocked", "x" * 200),  # one line, at most 200 characters
+])
+def test_fault_details(code: int, stderr: str, fault: str, detail: str) -> None:
+    graded = grade(outcome("", code, stderr), "codex")
+    assert (graded.context, graded.fault, graded.detail) == (None, fault, detail)
+
+
+def test_context_at_the_cap_is_kept_and_one_over_is_oversize() -> None:
+    at_cap = "a" * MAX_CONTEXT_CHARS
+    assert grade(outcome(at_cap), "claude") == Graded(at_cap)
+    assert grade(outcome(at_cap + "b"), "claude").fault == "oversize"
+
+
+def test_not_utf8_is_a_contract_violation_only_claude_applies() -> None:
+    raw = HookOutcome(0, b"ctx \xff here", b"", False, 1.0)
+    claude, codex = grade(raw, "claude"), grade(raw, "codex")
+    # Claude Code applies the replaced text (graded as an exit-0 answer, not a crash) and the fault is kept.
+    assert (claude.context, claude.fault) == ("ctx \ufffd here", "contract_violation")
+    assert claude.detail == "stdout is not UTF-8 (byte 4: invalid start byte)"
+    assert (codex.context, codex.fault, codex.detail) == (None, "contract_violation", claude.detail)
+
+
+def test_claude_drops_unknown_keys_and_says_which() -> None:
+    doc = {**json.loads(OK), "sessionTitle": "x"}
+    graded = grade(outcome(json.dumps(doc)), "claude")
+    assert (graded.context, graded.fault, graded.detail) == ("ctx → `a/b`", "contract_violation",
+                                                             "unknown output keys: sessionTitle")
+
+
+def test_a_wrong_type_is_a_contract_violation_at_its_field() -> None:
+    doc = {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": 5}}
+    graded = grade(outcome(json.dumps(doc)), "codex")
+    assert graded.fault == "contract_violation"
+    assert graded.detail.startswith("output fails the contract at hookSpecificOutput.additionalContext: ")
+
+
+def test_a_block_decision_carries_its_reason_or_says_so() -> None:
+    assert grade(outcome('{"decision":"block","reason":"r"}'), "claude").detail == "r"
+    assert grade(outcome('{"decision":"block"}'), "claude").detail == "decision: block"

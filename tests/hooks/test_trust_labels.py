@@ -98,6 +98,8 @@ def call(brain: Brain, seam: str, prompt: str, *, behaviour: str | None = None, 
     """(additionalContext or "", stderr) of one exec-mode call, as its seam's read-only role."""
     env = {"BRAINBENCH_DATABASE_URL": brain.hook_urls[seam], "BRAINBENCH_SOURCE": "default",
            "BRAINBENCH_HOOK_SERVE": "0", "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+           # The tree under test: benchmarks/mutation.py points PYTHONPATH at a planted copy.
+           **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}),
            **({"BRAINBENCH_BEHAVIOUR": behaviour} if behaviour else {}),
            **{k: str(v) for k, v in fields.pop("env", {}).items()}}  # type: ignore[attr-defined]
     message = {"hook_event_name": event, "session_id": "s", "cwd": "/tmp", "prompt": prompt, **fields}

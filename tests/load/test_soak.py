@@ -28,6 +28,7 @@ import pytest
 from brainbench.brain.server import EmbeddedPostgres
 from brainbench.executors.docker.config import LABEL_MANAGED, LABEL_OWNER
 from brainbench.models.owner import Owner
+from ci_policy import under_ci
 from loadkit import (  # type: ignore[import-not-found]
     COMMITTED,
     bench_command,
@@ -169,6 +170,9 @@ def soak(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Soak]:
     external = EmbeddedPostgres(max_connections=EXTERNAL_MAX_CONNECTIONS)
     try:
         client = _docker()
+        if client is None and under_ci():
+            pytest.fail("CI=true: the soak needs a Docker engine with brainbench/{openclaw,claude-code,codex}:latest "
+                        "(.ci/run builds them); it would otherwise run without containers", pytrace=False)
         state = Soak(scratch=scratch, tag=uuid.uuid4().hex, external_url=external.admin_url,
                      roles_before=roles(external.admin_url), memory_before=mem_available(),
                      files_before=open_files(), docker=client)

@@ -7,7 +7,15 @@ import pytest
 from brainbench.brain.store import ensure_sources, import_page
 from brainbench.harnesses.injected import estimate_tokens, slugs_in_text
 from brainbench.reflex.candidates import extract_candidates, extract_candidates_from_window
-from brainbench.reflex.render import render_pointer_block
+from brainbench.reflex.labels import Trust, render_inline
+from brainbench.reflex.render import (
+    HotFactLine,
+    Pointer,
+    Volunteered,
+    hot_fact_line,
+    render_pointer_block,
+    render_reflex_addition,
+)
 from brainbench.reflex.resolve import resolve_pointers, slugify
 
 
@@ -149,3 +157,25 @@ def test_render_and_tokens() -> None:
     text = "## Brain pages mentioned this turn\n- **A** → `people/a` — x\n- **B** → `people/b`"
     assert slugs_in_text(text + "\n→ `people/a`") == ["people/a", "people/b"]
     assert estimate_tokens("abcde") == 2 and estimate_tokens("") == 0 and estimate_tokens("😀") == 1
+
+
+def test_volunteered_lines_use_their_own_display_else_the_pointers() -> None:
+    pointer = Pointer("Widget Co", "companies/widget-co", "default", "A company.", "title", 0.9, "widget co")
+    folded = render_reflex_addition("", [Volunteered(pointer, 0.85, 'title "Widget  Co"', display="Widget Co!")])
+    plain = render_reflex_addition("", [Volunteered(pointer, 0.85, 'title "Widget Co"')])
+    assert folded.splitlines()[1] == '- **Widget Co!** → `companies/widget-co` (0.85, title "Widget  Co") — A company.'
+    assert plain.splitlines()[1] == '- **Widget Co** → `companies/widget-co` (0.85, title "Widget Co") — A company.'
+
+
+def test_a_hot_fact_without_trust_is_its_text() -> None:
+    fact = HotFactLine("Alice likes tea", "people/alice", 0.5)
+    assert hot_fact_line(fact) == "- Alice likes tea [people/alice] (0.50)"
+    assert hot_fact_line(HotFactLine("No entity", None, 1.0), labeled=False) == "- No entity (1.00)"
+
+
+def test_a_labelled_pointer_carries_its_label_before_the_synopsis() -> None:
+    trust = Trust("agent_written", "mcp:put_page")
+    pointer = Pointer("Widget Co", "companies/widget-co", "default", "A company.", "title", 0.9, "widget co", trust)
+    line = render_pointer_block([pointer]).splitlines()[-1]
+    assert line.startswith("- **Widget Co** → `companies/widget-co` — ")
+    assert line.endswith(f"{render_inline('A company.', trust)} (use get_page before relying on details)")

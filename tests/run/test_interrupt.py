@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,11 +20,25 @@ ALL = ("kta-001-deal-recall", "kta-002-quiet-smalltalk", "ms-001-two-source-alia
 
 def _start(fx: Path, gd: Path, out: Path, *extra: str) -> subprocess.Popen[str]:
     # exec mode with in-process hook calls (no warm hook server) and one job make the run
-    # slow enough to interrupt in the middle.
+    # slow enough to interrupt in the middle.  Not --quiet: its progress lines say when to signal.
     env = {**{k: v for k, v in os.environ.items() if k != "CI"}, "BRAINBENCH_HOOK_SERVE": "0"}
     return subprocess.Popen([sys.executable, "-m", "brainbench.cli", "run", "--fixtures", str(fx), "--gold", str(gd),
-                             "--out", str(out), "--mode", "exec", "--jobs", "1", "--quiet", *extra],
+                             "--out", str(out), "--mode", "exec", "--jobs", "1", *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def _signal_after_first_fixture(proc: subprocess.Popen[str], signum: int) -> str:
+    """Send ``signum`` once the run reports its first replayed fixture — an event of the run, not a
+    number of seconds, so a slow machine signals as far into the run as a fast one.  Returns the
+    stderr read so far."""
+    assert proc.stderr is not None
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if re.search(r"replayed [1-9]\d*/\d+ fixtures", line):
+            proc.send_signal(signum)
+            return "".join(seen)
+    raise AssertionError(f"the run ended before replaying a fixture: {''.join(seen)}")
 
 
 def _leftovers(pid: int) -> list[str]:
@@ -44,10 +58,9 @@ def test_signal_writes_partial_result_and_cleans_up(reference: Path, tmp_path: P
     fx, gd = small_corpus(reference, tmp_path, ALL)
     out = tmp_path / "partial.json"
     proc = _start(fx, gd, out)
-    time.sleep(6)
-    assert proc.poll() is None, proc.communicate()
-    proc.send_signal(signum)
+    early = _signal_after_first_fixture(proc, signum)
     stdout, stderr = proc.communicate(timeout=120)
+    stderr = early + stderr
     assert proc.returncode == code, stderr
     doc = json.loads(out.read_text())
     run = doc["_meta"]["run"]
@@ -61,8 +74,7 @@ def test_resume_finishes_an_interrupted_run(reference: Path, tmp_path: Path) -> 
     fx, gd = small_corpus(reference, tmp_path, ALL)
     out = tmp_path / "partial.json"
     proc = _start(fx, gd, out)
-    time.sleep(8)
-    proc.send_signal(signal.SIGINT)
+    _signal_after_first_fixture(proc, signal.SIGINT)
     proc.communicate(timeout=120)
     partial = json.loads(out.read_text())
     assert partial["_meta"]["run"]["complete"] is False

@@ -189,10 +189,13 @@ def test_an_external_role_without_createrole_is_one_clear_line(corpus: tuple[Pat
 def _docker() -> Any:
     try:
         import docker
-
+        from docker.errors import DockerException
+    except ImportError as exc:
+        pytest.skip(f"docker SDK not installed ({exc}): pip install '.[docker]'")
+    try:
         client = docker.from_env(version="auto")
         client.ping()
-    except Exception as exc:  # no SDK or no engine: the reason is the skip message
+    except DockerException as exc:  # no engine: the reason is the skip message
         pytest.skip(f"no Docker engine reachable ({exc.__class__.__name__}); run: eval \"$(scripts/start-dockerd)\"")
     return client
 
@@ -200,9 +203,11 @@ def _docker() -> Any:
 @pytest.fixture(scope="module")
 def hostile_image() -> str:
     client = _docker()
+    from docker.errors import ImageNotFound
+
     try:
         client.images.get(HOSTILE_BASE)
-    except Exception:
+    except ImageNotFound:
         pytest.skip(f"{HOSTILE_BASE} is not built; run: scripts/build-images --offline")
     dockerfile = (f"FROM {HOSTILE_BASE}\n"
                   "COPY hostile_brain_hook.py /hostile/hook.py\n"

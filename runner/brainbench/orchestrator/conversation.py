@@ -158,6 +158,10 @@ class Conversation:
                 out.append(HistoryItem("context", self.injections[t.turn_id]))
         return out
 
+    def prior_text(self) -> str:
+        """The conversation so far as one string, session context left out: ``"\n" + text`` per item."""
+        return "".join("\n" + h.text for h in self.history if not self._is_session(h))
+
     def _is_session(self, item: HistoryItem) -> bool:
         return self.session_context is not None and item is self.history[0] and item.role == "context"
 

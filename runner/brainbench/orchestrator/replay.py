@@ -29,6 +29,10 @@ class SeamReplay:
     traces: list[TurnTrace] = field(default_factory=list)
     calls: int = 0  # hook calls made, SessionStart included
     durations_ms: list[float] = field(default_factory=list)  # each call's wall time (``_meta.phases``)
+    # The SessionStart context (codex's static index), None when the seam has none or stayed silent.
+    preamble: str | None = None
+    # turn_id → the prior context the turn's transcript carried, as gbrain accumulates it (spec §5.2).
+    priors: dict[int, str] = field(default_factory=dict)
 
 
 def cross_source(slugs: Sequence[str], slug_sources: Mapping[str, set[str]], active: str) -> list[str]:
@@ -68,6 +72,7 @@ async def replay_fixture(
             conv.assistant_turn(turn)
             _lifecycle_fault(out, fx.fixture_id, turn.turn_id, spec, await conv.after_assistant(turn))
             continue
+        out.priors[turn.turn_id] = conv.prior_text()
         result = await conv.user_turn(turn)
         if result.graded.fault is not None:
             out.faults.append(Fault(fixture_id=fx.fixture_id, turn_id=turn.turn_id, harness=spec.harness,
@@ -91,6 +96,7 @@ async def replay_fixture(
     _lifecycle_fault(out, fx.fixture_id, last, spec, await conv.end(last))
     out.calls = conv.calls
     out.durations_ms = conv.durations_ms
+    out.preamble = conv.session_context
     return out
 
 

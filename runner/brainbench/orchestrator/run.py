@@ -446,6 +446,13 @@ class Runner:
             async def one(key: str, work: Callable[[], Any]) -> None:
                 async with limiter:
                     outcome = await work()
+                    if outcome.faults:
+                        # Hooks that failed because our own server died or lost its directory are the
+                        # run's failure, not their seams': otherwise the run could end as seam faults,
+                        # scored, when the brain went away after the runner's last query of its own.
+                        cause = await anyio.to_thread.run_sync(getattr(server, "diagnose", lambda: None))
+                        if cause:
+                            raise DatabaseFailure(f"the brain database failed: {cause}")
                     outcome.traces = self.spill.keep(outcome.traces)
                     self.outcomes[key] = outcome
                     self.events.unit_done(key, 2 if key.startswith("pair:") else 1, outcome.calls)

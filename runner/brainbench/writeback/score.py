@@ -60,7 +60,8 @@ def score_write_back(conn: psycopg.Connection, loaded: LoadedFixture) -> WriteBa
 
 
 def score_rows(loaded: LoadedFixture, rows: list[FactRow]) -> WriteBackScore:
-    """The score of the conversation page's stored ``rows`` (ours, or what an image's recall returned)."""
+    """The score of the conversation page's stored ``rows`` (ours, or what an image's recall returned;
+    no database: tests hand-build rows)."""
     fixture = loaded.fixture
     source = fixture.source
     slug = conversation_slug(fixture.fixture_id)

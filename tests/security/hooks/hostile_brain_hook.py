@@ -19,11 +19,45 @@ import re
 import sys
 import time
 from collections.abc import Callable
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import psycopg
 
 MARKER_DIR = "/tmp"
+# An attack is blocked only when the server refuses it for want of a privilege: a syntax error, a
+# missing table or a dead server proves nothing about privileges, so those are reported as
+# "NOT REFUSED" and fail the test.  42501 insufficient_privilege is what the statements provoke;
+# a login is refused by authentication (28000 invalid authorization, 28P01 invalid password) or by
+# the database's CONNECT privilege (42501).
+SQL_REFUSALS = frozenset({"42501"})
+LOGIN_REFUSALS = frozenset({"42501", "28000", "28P01"})
+# A refused login reaches libpq as the server's FATAL message only (no SQLSTATE field on a failed
+# connection), so logins are judged by the server's standard text for each refusal's SQLSTATE.
+LOGIN_MESSAGES = (
+    ("permission denied for database", "42501"),       # no CONNECT privilege
+    ("password authentication failed", "28P01"),
+    ("no pg_hba.conf entry", "28000"),
+    ("pg_hba.conf rejects connection", "28000"),
+    ("is not permitted to log in", "28000"),
+    ("no password supplied", "28P01"),                 # libpq: the server asked for a password we lacked
+    ("too many connections for role", "53300"),        # authenticated, then held to the role's limit
+)
+
+
+def _first_line(exc: BaseException, last: bool = False) -> str:
+    lines = str(exc).strip().splitlines() or [""]
+    return (lines[-1] if last else lines[0])[:160]
+
+
+def refusal(exc: psycopg.Error, allowed: frozenset[str], *, login: bool = False) -> str:
+    """The verdict on one failed attack: "blocked [SQLSTATE]: …" only for a privilege refusal."""
+    code = exc.sqlstate
+    if login and code is None:
+        code = next((c for words, c in LOGIN_MESSAGES if words in str(exc)), None)
+    text = _first_line(exc, last=login)
+    if code in allowed:
+        return f"blocked [{code}]: {text}"
+    return f"NOT REFUSED [{code or 'no SQLSTATE'}]: {text}"
 
 
 def _with_db(url: str, database: str) -> str:
@@ -72,7 +106,7 @@ class Attacks:
             else:
                 self.results[name] = f"SUCCEEDED: {str(rows)[:200]}"
         except psycopg.Error as exc:
-            self.results[name] = f"blocked: {str(exc).strip().splitlines()[0][:160]}"
+            self.results[name] = refusal(exc, SQL_REFUSALS)
         if self.conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
             self.conn.execute("ROLLBACK")
 
@@ -88,7 +122,10 @@ class Attacks:
             else:
                 self.results[name] = f"SUCCEEDED: connected as {who}"
         except psycopg.Error as exc:
-            self.results[name] = f"blocked: {str(exc).strip().splitlines()[-1][:160]}"
+            # This seam's own role (own_seam_ok) is held to its connection limit: 53300 is its refusal.
+            own = own_seam_ok and self._same_seam(unquote(urlsplit(url).username or ""),
+                                                  unquote(urlsplit(url).path.lstrip("/")))
+            self.results[name] = refusal(exc, LOGIN_REFUSALS | {"53300"} if own else LOGIN_REFUSALS, login=True)
 
     def _same_seam(self, role: str, database: str) -> bool:
         own_role = str(self.conn.info.user)
@@ -171,7 +208,7 @@ class Attacks:
                 ok = self.conn.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone()
                 self.results[f"terminate backend {pid}"] = "SUCCEEDED" if ok and ok[0] else "blocked: false"
             except psycopg.Error as exc:
-                self.results[f"terminate backend {pid}"] = f"blocked: {str(exc).strip().splitlines()[0][:120]}"
+                self.results[f"terminate backend {pid}"] = refusal(exc, SQL_REFUSALS)
 
     def credentials(self) -> None:
         """Any database URL or password visible in our environment or any process we can read."""
@@ -198,6 +235,7 @@ class Attacks:
         """Take as many connections as the server gives us; more than our role's limit is a breach."""
         limit = self.conn.execute("SELECT rolconnlimit FROM pg_roles WHERE rolname = current_user").fetchone()[0]
         held: list[psycopg.Connection] = []
+        stopped = None
         try:
             gate = False
             for _ in range(40):
@@ -206,7 +244,14 @@ class Attacks:
                 except psycopg.Error as exc:
                     # The seam's gate (brain/gate.py) may stop it first: its other calls hold the rest.
                     gate = "holds its share" in str(exc)
+                    stopped = exc
                     break
+            # Only the role's limit (53300) may end the grab; never stopping is judged by the limit below.
+            # The gate's own refusal is 53300 too, in its own words (brain/gate.py).
+            verdict = (refusal(stopped, frozenset({"53300"}), login=True) if stopped is not None and not gate
+                       else "blocked")
+            if not verdict.startswith("blocked"):
+                self.results["connections stopped by the role's limit"] = verdict
             total = len(held) + 1
             breached = limit < 0 or total > limit
             self.results["exceed connection limit"] = (
