@@ -431,9 +431,10 @@ def test_write_back_trust_and_continuity_cells_and_image_seeded_harnesses() -> N
                         continuity={}),
         SimpleNamespace(write_back=_wb(2, 0, 2, 2, 2, 2), trust=None, continuity={}),
     ]
-    # codex seeds its own brain (seed contract v1): no write-back nor trust cell, and it read no pair.
+    # codex seeds its own brain (seed contract v1: no path to these suites): no write-back nor trust cell,
+    # and it read no pair.
     cells = assemble_cells(config, {"openclaw": "production", "codex": "contract"}, [], outcomes,
-                           image_seeded=["codex"])
+                           image_seeded={"codex": ("write-back", "trust", "continuity")})
     assert [(c.harness, c.suite) for c in cells] == [("openclaw", "write-back"), ("openclaw", "trust"),
                                                      ("openclaw", "continuity")]
     wb, trust, continuity = cells
