@@ -58,7 +58,7 @@ TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # gbrain 0.46's index (the reference turns) and 0.60's, which hides quarantined and filtered pages.
     "hooks/codex.py": (("tests/hooks/test_reference_turns.py::test_reference_turns_byte_for_byte[stream]",
                         "tests/hooks/test_trust_labels.py::"
-                        "test_filter_policy_hides_external_pages_and_quarantine_hides_a_page"),
+                        "test_filter_policy_hides_external_pages_and_a_quarantined_page_is_pointed_to_as_data"),
                        ("brain_index",)),
 }
 
