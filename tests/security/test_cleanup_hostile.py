@@ -125,8 +125,10 @@ def test_cleanup_takes_back_an_older_runs_template_and_goes_on_past_a_failure(pg
                 runner.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
                 runner.execute(sql.SQL("COMMENT ON DATABASE {} IS {}").format(
                     sql.Identifier(name), sql.Literal(roles.label(run_id))))
-            made = {**roles.create_hook_roles(runner, f"bb_{run_id}_1", ["codex"], run_id),
-                    **roles.create_hook_roles(runner, f"bb_{run_id}_2", ["openclaw"], run_id)}
+            # A runner that is no superuser may not set temp_file_limit (brain/roles.py: may_set_temp_file_limit).
+            made = {**roles.create_hook_roles(runner, f"bb_{run_id}_1", ["codex"], run_id, temp_file_limit_kb=None),
+                    **roles.create_hook_roles(runner, f"bb_{run_id}_2", ["openclaw"], run_id,
+                                              temp_file_limit_kb=None)}
         with psycopg.connect(pg_server.admin_url, autocommit=True) as admin:
             admin.execute(sql.SQL("ALTER DATABASE {} OWNER TO {}").format(
                 sql.Identifier(f"bb_{run_id}_1"), sql.Identifier(made["codex"].name)))
