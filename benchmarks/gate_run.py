@@ -74,6 +74,9 @@ def measure(args: list[str], scale: int = 1) -> tuple[dict[str, Any], dict[str, 
 
 
 def main(args: list[str]) -> None:
+    if args[:1] in (["-h"], ["--help"]):
+        print(__doc__)
+        return
     scale = 1
     if args[:1] == ["--scale"]:
         scale, args = int(args[1]), args[2:]
