@@ -63,11 +63,10 @@ def squat(server: int, port: int) -> None:
     while True:
         conn, _ = listener.accept()
         conn.settimeout(10)
-        buffer = b""
+        buffer = heard = b""
         try:
             while chunk := conn.recv(65536):
-                with open("/tmp/squat.log", "ab") as log:
-                    log.write(chunk)
+                heard += chunk
                 buffer += chunk
                 while b"\n" in buffer:
                     line, buffer = buffer.split(b"\n", 1)
@@ -78,6 +77,10 @@ def squat(server: int, port: int) -> None:
                     conn.sendall((json.dumps({"id": request.get("id"), **answer}) + "\n").encode())
         except (OSError, ValueError):
             pass
+        finally:
+            # One record per connection: what it heard, whole (the test reads each connection's lines).
+            with open("/tmp/squat.log", "a") as log:
+                log.write(json.dumps({"heard": heard.decode("utf-8", "replace")}) + "\n")
         conn.close()
 
 
