@@ -27,6 +27,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 import psycopg
@@ -79,8 +80,8 @@ def _step(process: Any, verb: str, url: str, stdin: bytes = b"", **env: str) -> 
 
 
 def _database_url(admin_url: str, name: str) -> str:
-    base, _, _ = admin_url.rpartition("/")
-    return f"{base}/{name}"
+    """Database ``name`` on the server of ``admin_url`` (a URL over the server's Unix socket)."""
+    return urlunsplit(urlsplit(admin_url)._replace(path=f"/{name}"))
 
 
 async def _replay(reference: Path, image: str, server_image: str, run_id: str, work: Path) -> dict[str, Any]:
@@ -96,6 +97,9 @@ async def _replay(reference: Path, image: str, server_image: str, run_id: str, w
                                               shared_paths=(str(seam_root),), run_id=run_id))
     admin_url = process.brain_server_url
     assert admin_url is not None
+
+    def seam_url(name: str) -> str:  # the same database as the seam reaches it (its loopback)
+        return process.box.private.for_seam(_database_url(admin_url, name))
     results: dict[str, Any] = {}
     try:
         with psycopg.connect(admin_url, autocommit=True) as conn:
@@ -103,13 +107,13 @@ async def _replay(reference: Path, image: str, server_image: str, run_id: str, w
         with psycopg.connect(_database_url(admin_url, "gbrain_tpl"), autocommit=True) as conn:
             for ext in ("vector", "pg_trgm", "pgcrypto"):
                 conn.execute(sql.SQL("CREATE EXTENSION {}").format(sql.Identifier(ext)))
-        await anyio.to_thread.run_sync(_step, process, "init", _database_url(admin_url, "gbrain_tpl"))
+        await anyio.to_thread.run_sync(_step, process, "init", seam_url("gbrain_tpl"))
         for n, item in enumerate(corpus.fixtures):
             continuity = item.fixture.continuity
             if continuity is not None and continuity.pair_role == "writer":
                 continue
             db = f"gbrain_fx_{n}"
-            url = _database_url(admin_url, db)
+            url = seam_url(db)
             with psycopg.connect(admin_url, autocommit=True) as conn:
                 conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE gbrain_tpl").format(sql.Identifier(db)))
             # A continuity reader reads what its writer left: here its writer's seed (no write-back).
