@@ -172,7 +172,11 @@ def _cells(result: dict[str, Any], harness: str, suite: str) -> dict[str, Any]:
 # Measured (docs/GBRAIN.md, "The openclaw seam"): the reference openclaw turns where gbrain's real
 # context engine (4-turn mixed-role window, slug-only suppression, its Live Context block) points at
 # other pages than gbrain's bench row (1-turn window, title-and-slug suppression).
-OPENCLAW_SLUGS_DIFFER: set[tuple[str, int]] = set()
+# kta-001 turns 3-4, ms-001 turn 2, ms-002 turns 2-3: entities named in the window's earlier turns
+# point again (the real engine suppresses by slug against its prior messages, the bench row by title too
+# and against earlier injections, which OpenClaw keeps out of the message list).
+OPENCLAW_SLUGS_DIFFER = {("kta-001-deal-recall", 3), ("kta-001-deal-recall", 4), ("ms-001-two-source-alias", 2),
+                         ("ms-002-nondefault-active", 2), ("ms-002-nondefault-active", 3)}
 
 
 def test_run_grades_gbrain_v2_on_both_production_seams(reference: Path, docker_client: Any, gbrain_image: str,
@@ -200,7 +204,7 @@ def test_run_grades_gbrain_v2_on_both_production_seams(reference: Path, docker_c
         assert _cells(result, harness, "write-back")["gold_failed"] == 0
         continuity = _cells(result, harness, "continuity")
         assert continuity["gold_total"] == 1 and continuity["fixtures"] == ["cont-001-widget-pass-reader"]
-    assert {(n["harness"], n["suite"]) for n in result["_meta"]["not_applicable"]} == set()
+    assert result["_meta"].get("not_applicable", []) == []  # the key is left out when nothing is n/a
     # The claude-code rows are still gbrain's reference turns, byte for byte, the continuity reader's too.
     traces = {(t["harness"], t["fixture_id"], t["turn_id"]): t
               for t in map(json.loads, out.with_name("gbrain.trace.jsonl").read_text().splitlines())}
