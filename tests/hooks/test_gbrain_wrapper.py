@@ -49,12 +49,24 @@ esac
 """
 
 
+# bun: says which of our scripts it was asked to run, with the stdin and GBRAIN_HOME it got.
+FAKE_BUN = r"""#!/bin/sh
+stdin="$(cat)"
+printf '{"script":"%s","source":"%s","home":"%s","stdin_bytes":%s}\n' "$(basename "$1")" \
+  "${GBRAIN_SOURCE:-}" "${GBRAIN_HOME:-}" "$(printf '%s' "$stdin" | wc -c)"
+"""
+
+
 @pytest.fixture
 def sandbox(tmp_path: Path) -> Iterator[dict[str, str]]:
     fake = tmp_path / "gbrain"
     fake.write_text(FAKE_GBRAIN)
     fake.chmod(0o755)
-    env = {"PATH": os.environ["PATH"], "BB_GBRAIN_BIN": str(fake), "BB_GBRAIN_STATE": str(tmp_path / "state"),
+    bun = tmp_path / "bun"
+    bun.write_text(FAKE_BUN)
+    bun.chmod(0o755)
+    env = {"PATH": os.environ["PATH"], "BB_GBRAIN_BIN": str(fake), "BB_GBRAIN_BUN": str(bun),
+           "BB_GBRAIN_SEED": str(tmp_path / "ours" / "seed.ts"), "BB_GBRAIN_STATE": str(tmp_path / "state"),
            "FAKE_LOG": str(tmp_path / "serves.log"), "TMPDIR": str(tmp_path),
            "BRAINBENCH_DATABASE_URL": 'postgresql://o:p"w@db/brain_1', "BRAINBENCH_SOURCE": "teambrain",
            "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
@@ -109,7 +121,7 @@ def test_hook_starts_one_serve_per_database_and_source_and_execs_the_hook(sandbo
     assert (home / "last-stdin").read_bytes() == stdin + b"\n"  # the hook got the caller's stdin
     config = json.loads((home / ".gbrain" / "config.json").read_text())  # valid JSON despite the quote
     assert config == {"engine": "postgres", "database_url": sandbox["BRAINBENCH_DATABASE_URL"],
-                      "embedding_disabled": True}
+                      "embedding_disabled": True, "embedding_dimensions": 1024}
     serves = _serves(sandbox)
     assert len(serves) == 1, serves
     pid, source, sweep, serve_home = serves[0].split()
@@ -153,3 +165,39 @@ def test_no_database_url_is_brain_unavailable_and_init_runs_gbrain_init(sandbox:
     assert init.returncode == 0, init.stderr
     assert Path(sandbox["FAKE_LOG"] + ".init").read_text().split() == [
         "--url", sandbox["BRAINBENCH_DATABASE_URL"], "--non-interactive", "--no-embedding", "--skip-embed-check"]
+
+
+def test_events_and_seams_go_to_gbrain_s_own_commands(sandbox: dict[str, str]) -> None:
+    """Seed contract v2: Stop and SessionEnd are gbrain's own hooks (no serve needed); an OpenClaw
+    message (``messages``, no ``transcript_path``) goes to the context engine wrapper after serve."""
+    stop = b'{"hook_event_name":"Stop","session_id":"s","transcript_path":"/x/p/s.jsonl","stop_hook_active":false}'
+    done = _hook(sandbox, stop)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["args"] == "hook stop"
+    home = Path(json.loads(done.stdout)["home"])
+    assert (home / "last-stdin").read_bytes() == stop + b"\n"  # untouched
+    end = b'{"hook_event_name":"SessionEnd","session_id":"s","transcript_path":"/x/projects/s.jsonl","reason":"other"}'
+    assert json.loads(_hook(sandbox, end).stdout)["args"] == "hook session-end"
+    assert _serves(sandbox) == []  # neither event asks serve anything
+    # "messages":[ inside a prompt is escaped, so it does not make a Claude Code message OpenClaw's.
+    prompt = b'{"hook_event_name":"UserPromptSubmit","prompt":"say \\"messages\\":[","transcript_path":"/x/s.jsonl"}'
+    assert json.loads(_hook(sandbox, prompt).stdout)["args"] == "hook user-prompt"
+    openclaw = b'{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"Alice?","messages":[]}'
+    done = _hook(sandbox, openclaw)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert (answer["script"], answer["source"], answer["stdin_bytes"]) == ("openclaw.ts", "teambrain", len(openclaw))
+    assert len(_serves(sandbox)) == 1  # the engine's reflex resolves through serve
+
+
+def test_write_back_and_operations_run_our_scripts_on_the_brain_s_home(sandbox: dict[str, str]) -> None:
+    for verb, script in (("write-back", "write-back.ts"), ("operations", "operations.ts")):
+        done = subprocess.run(["sh", str(WRAPPER), verb], input=b'{"op": "recall"}', env=sandbox,
+                              capture_output=True, timeout=30, check=False)
+        assert done.returncode == 0, done.stderr
+        answer = json.loads(done.stdout)
+        assert (answer["script"], answer["stdin_bytes"]) == (script, 16)
+        config = json.loads((Path(answer["home"]) / ".gbrain" / "config.json").read_text())
+        assert config["database_url"] == sandbox["BRAINBENCH_DATABASE_URL"]
+    unknown = subprocess.run(["sh", str(WRAPPER), "compact"], env=sandbox, capture_output=True, timeout=30, check=False)
+    assert unknown.returncode == 2 and b"write-back or operations" in unknown.stderr
