@@ -80,3 +80,27 @@ def test_an_honest_answer_and_an_honest_unsupported_pass_through() -> None:
 def test_json_depth_ignores_brackets_in_strings() -> None:
     assert json_depth('{"a": "[[[[{{{{", "b": [[1]]}') == 3
     assert json_depth('"\\"[["') == 0
+
+
+def test_a_system_without_namespaces_is_graded_not_faulted(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Every verb `unsupported` (gbrain v0.46 has no trust operations): open_namespace's honest refusal is no
+    fault of the seam; the steps still run in the fixture's own source and each records `unsupported`."""
+    import shutil
+    from pathlib import Path
+
+    from brainbench.corpus.loader import load_corpus
+    from brainbench.orchestrator.image_trust import scenario_of
+
+    trust = Path(__file__).resolve().parents[1] / "data" / "reference-trust" / "corpus-trust"
+    for kind in ("fixtures", "gold"):
+        (tmp_path / kind).mkdir()
+        for path in (trust / kind).glob("*trust-001*"):
+            shutil.copy(path, tmp_path / kind)
+    (item,) = load_corpus(tmp_path / "fixtures", tmp_path / "gold").fixtures
+    script = ("import json, sys; r = json.load(sys.stdin); "
+              "print(json.dumps({'op': r['op'], 'ok': False, 'code': 'unsupported'}))")
+    ops = ImageMemory(run_sh, [sys.executable, "-c", script], {}, 5.0)
+    scenario, why = scenario_of(ops, None, item, True)
+    assert why is None and ops.faults == []
+    codes = {rec.outcome.code for rec in scenario.records.values() if rec.outcome is not None}
+    assert codes == {"unsupported"}, codes

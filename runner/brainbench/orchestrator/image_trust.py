@@ -34,7 +34,7 @@ from brainbench.orchestrator.image_seed import SeededSeam, one_clone
 from brainbench.orchestrator.launch import ActiveSeam
 from brainbench.orchestrator.replay import replay_fixture
 from brainbench.orchestrator.stages import Stages
-from brainbench.orchestrator.trust_scenario import Scenario, open_namespace
+from brainbench.orchestrator.trust_scenario import NamespaceRefused, Scenario, open_namespace
 from brainbench.orchestrator.trust_unit import Capture, trust_suite
 
 SOURCE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
@@ -60,8 +60,11 @@ def scenario_of(ops: MemoryOperations, conn: Any, item: LoadedFixture,
     why = None
     try:
         opened = open_namespace(ops, fixture, protections)
-    except RuntimeError as exc:
-        opened, why = m.NamespaceOpened(sources=[fixture.source]), str(exc)
+    except NamespaceRefused as exc:
+        # A system without namespaces answers `unsupported` honestly: no fault; its steps run in the
+        # fixture's own source and are scored as the spec scores steps that could not run.
+        opened = m.NamespaceOpened(sources=[fixture.source])
+        why = None if exc.code == "unsupported" else str(exc)
     bad = [s for s in opened.sources if not SOURCE.fullmatch(s) or s in (".", "..")]
     if why is None and (bad or not opened.sources):
         # Sources name the later session's directories and BRAINBENCH_SOURCE: a name, nothing else.

@@ -34,12 +34,21 @@ def needs_connector(fixture: Fixture) -> bool:
     return any(s.actor == "connector" for s in fixture.trust_steps or [])
 
 
+class NamespaceRefused(RuntimeError):
+    """The memory system did not open a namespace; ``code`` is its outcome code."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 def open_namespace(ops: MemoryOperations, fixture: Fixture, protections: bool) -> m.NamespaceOpened:
     out = ops.perform(m.OpenNamespace(namespace=namespace_of(fixture.fixture_id), protections=protections,
                                       connector=needs_connector(fixture),
                                       connector_feed=f"{CONNECTOR_FEED_OWNER}/{fixture.fixture_id}"))
     if not isinstance(out, m.NamespaceOpened) or not out.ok:
-        raise RuntimeError(f"{fixture.fixture_id}: the memory system would not open a namespace: {out.code}")
+        raise NamespaceRefused(f"{fixture.fixture_id}: the memory system would not open a namespace: {out.code}",
+                               str(out.code))
     return out
 
 
