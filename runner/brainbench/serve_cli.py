@@ -172,6 +172,22 @@ def _by_hand(image: str, harness: str, item: Any, database_url: str | None) -> N
     _err("stopped: the image's brain dropped")
 
 
+def _one_fixture(command: str, fixture_id: str, fixtures: Path, gold: Path) -> Any:
+    """The loaded fixture FIXTURE of the corpus, or one line naming what is wrong and exit 2."""
+    from brainbench.cli_run import load_or_report
+    from brainbench.corpus.names import unknown_fixture_hint
+
+    corpus = load_or_report(fixtures, gold)
+    if corpus is None:
+        raise typer.Exit(2)
+    by_id = {item.fixture_id: item for item in corpus.fixtures}
+    if fixture_id not in by_id:
+        _err(f"brainbench brain {command}: no fixture {fixture_id!r} in {fixtures}; "
+             f"{unknown_fixture_hint([fixture_id], list(by_id))}")
+        raise typer.Exit(2)
+    return by_id[fixture_id]
+
+
 @app.command("write-back-document")
 def write_back_document_cmd(
     fixture_id: Annotated[str, typer.Argument(metavar="FIXTURE", help="Fixture id, e.g. wb-001-pricing-concern.")],
@@ -179,20 +195,13 @@ def write_back_document_cmd(
     gold: Annotated[Path, typer.Option(help="Sealed gold directory.")] = REPO_ROOT / "gold",
 ) -> None:
     """Print the write-back document an image's `write_back` gets for FIXTURE (seed contract v2) on stdout."""
-    from brainbench.cli_run import load_or_report
     from brainbench.writeback.document import write_back_document
     from brainbench.writeback.extractors import GoldExtractor
     from brainbench.writeback.pipeline import WriteBackError
 
-    corpus = load_or_report(fixtures, gold)
-    if corpus is None:
-        raise typer.Exit(2)
-    by_id = {item.fixture_id: item for item in corpus.fixtures}
-    if fixture_id not in by_id:
-        _err(f"brainbench brain write-back-document: no fixture {fixture_id!r} in {fixtures}")
-        raise typer.Exit(2)
+    item = _one_fixture("write-back-document", fixture_id, fixtures, gold)
     try:
-        document = write_back_document(by_id[fixture_id], GoldExtractor(by_id[fixture_id]))
+        document = write_back_document(item, GoldExtractor(item))
     except WriteBackError as exc:
         _err(f"brainbench brain write-back-document: {exc}")
         raise typer.Exit(2) from exc
@@ -208,19 +217,10 @@ def seed_document_cmd(
     """Print the seed document an image's `seed` gets for FIXTURE (seed contract v1) on stdout."""
     from brainbench.brain.seed_document import seed_document
     from brainbench.brain.seeding import SeedError
-    from brainbench.cli_run import load_or_report
-    from brainbench.corpus.names import unknown_fixture_hint
 
-    corpus = load_or_report(fixtures, gold)
-    if corpus is None:
-        raise typer.Exit(2)
-    by_id = {item.fixture_id: item for item in corpus.fixtures}
-    if fixture_id not in by_id:
-        _err(f"brainbench brain seed-document: no fixture {fixture_id!r} in {fixtures}; "
-             f"{unknown_fixture_hint([fixture_id], list(by_id))}")
-        raise typer.Exit(2)
+    item = _one_fixture("seed-document", fixture_id, fixtures, gold)
     try:
-        document = seed_document(by_id[fixture_id].fixture)
+        document = seed_document(item.fixture)
     except SeedError as exc:
         _err(f"brainbench brain seed-document: {exc}")
         raise typer.Exit(2) from exc
