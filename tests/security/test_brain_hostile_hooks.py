@@ -30,6 +30,7 @@ from typing import Any
 import psycopg
 import pytest
 from brainbench.brain.roles import list_brainbench_roles
+from hostile_kit import honest_view  # type: ignore[import-not-found]
 from psycopg import sql
 from reference_corpus import copy_reference_corpus
 
@@ -56,12 +57,6 @@ def _run(corpus: tuple[Path, Path], out: Path, *extra: str, env: dict[str, str] 
     return json.loads(out.read_text())
 
 
-def _honest_view(result: dict[str, Any]) -> tuple[str, str]:
-    rows = [{k: v for k, v in row.items() if k != "latency_ms"}
-            for row in result["turn_rows"] if row["harness"] in HONEST]
-    cells = [cell for cell in result["cells"] if cell["harness"] in HONEST]
-    return json.dumps(rows, sort_keys=True), json.dumps(cells, sort_keys=True)
-
 
 OVER_SHARE = f"seam {HOSTILE} went over its share of the shared brain: more than"
 
@@ -80,7 +75,7 @@ def _assert_contained(result: dict[str, Any], clean: dict[str, Any]) -> None:
     # It answered every other turn: every attack failed and its own brain stayed readable.
     answered = [r for r in hostile_rows if (r["fixture_id"], r["turn_id"]) not in over]
     assert answered and all(r["injected_tokens"] > 0 for r in answered), hostile_rows[:3]
-    assert _honest_view(result) == _honest_view(clean), "an honest seam's grade moved"
+    assert honest_view(result) == honest_view(clean), "an honest seam's grade moved"
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hostile_kit import honest_view  # type: ignore[import-not-found]
 from reference_corpus import copy_reference_corpus
 
 HOOK = Path(__file__).parent / "hooks" / "share_hook.py"
@@ -40,12 +41,6 @@ def _run(corpus: tuple[Path, Path], out: Path, env: dict[str, str] | None = None
     assert "Traceback" not in proc.stderr and "bug" not in proc.stderr, proc.stderr[-3000:]
     return json.loads(out.read_text())
 
-
-def _honest_view(result: dict[str, Any]) -> tuple[str, str]:
-    rows = [{k: v for k, v in row.items() if k != "latency_ms"}
-            for row in result["turn_rows"] if row["harness"] in HONEST]
-    cells = [cell for cell in result["cells"] if cell["harness"] in HONEST]
-    return json.dumps(rows, sort_keys=True), json.dumps(cells, sort_keys=True)
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +85,7 @@ def _assert_own_fault_only(result: dict[str, Any], clean: dict[str, Any], what: 
     hostile_rows = [r for r in result["turn_rows"] if r["harness"] == HOSTILE]
     silent = {(r["fixture_id"], r["turn_id"]) for r in hostile_rows if r["injected_tokens"] == 0}
     assert silent == {(f["fixture_id"], f["turn_id"]) for f in over if f["turn_id"] > 0}, silent
-    assert _honest_view(result) == _honest_view(clean), "an honest seam's grade moved"
+    assert honest_view(result) == honest_view(clean), "an honest seam's grade moved"
 
 
 def test_a_flood_of_connections_that_never_log_in_costs_its_own_seam_only(

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hostile_kit import honest_view  # type: ignore[import-not-found]
 from image_build import build_image  # type: ignore[import-not-found]
 from reference_corpus import copy_reference_corpus  # type: ignore[import-not-found]
 
@@ -96,12 +97,6 @@ def _run(corpus: tuple[Path, Path], out: Path, *extra: str, env: dict[str, str] 
     return json.loads(out.read_text())
 
 
-def _honest_view(result: dict[str, Any]) -> tuple[str, str]:
-    rows = [{k: v for k, v in row.items() if k != "latency_ms"}
-            for row in result["turn_rows"] if row["harness"] in HONEST]
-    cells = [cell for cell in result["cells"] if cell["harness"] in HONEST]
-    return json.dumps(rows, sort_keys=True), json.dumps(cells, sort_keys=True)
-
 
 def test_a_seed_writing_until_the_disk_is_full_fails_its_own_fixture(
         flood_image: str, reference: Path, tmp_path: Path) -> None:
@@ -121,7 +116,7 @@ def test_a_seed_writing_until_the_disk_is_full_fails_its_own_fixture(
     ours = {r["fixture_id"] for r in result["turn_rows"] if r["harness"] == HOSTILE}
     assert "ms-002-nondefault-active" in ours and FLOODS not in ours, ours
     assert result["_meta"]["run"]["complete"] is True
-    assert _honest_view(result) == _honest_view(clean), "an honest seam's grade moved"
+    assert honest_view(result) == honest_view(clean), "an honest seam's grade moved"
 
 
 SHARE_HOOK = Path(__file__).parent / "hooks" / "share_hook.py"
@@ -194,4 +189,4 @@ def test_a_containers_grab_at_the_shared_brain_costs_its_own_seam_only(
         and f["detail"].startswith(f"seam {HOSTILE} went over its share of the shared brain: ")
         for f in faults), faults
     assert any(what in f["detail"] for f in faults), faults
-    assert _honest_view(result) == _honest_view(clean), "an honest seam's grade moved"
+    assert honest_view(result) == honest_view(clean), "an honest seam's grade moved"
