@@ -22,12 +22,11 @@ from psycopg import sql
 
 from brainbench.memory.image import ImageMemory, run_failure
 from brainbench.models import memory as m
-from brainbench.models.write_back_doc import TranscriptMessage, WriteBackDocument, WriteBackSegment
-from brainbench.models.writeback import ExtractedFact
+from brainbench.models.corpus import Fixture, Turn
+from brainbench.models.write_back_doc import WriteBackDocument
+from brainbench.models.writeback import ExtractedFact, SegmentInput
 from brainbench.orchestrator.image_memory import command_runner
-from brainbench.writeback.page import conversation_slug
-from brainbench.writeback.score import EXTRACT_SOURCE
-from brainbench.writeback.segment import session_id
+from brainbench.writeback.document import document_for
 
 from . import sample
 from .checks import CheckResult, DoctorReport
@@ -39,21 +38,22 @@ ENTITY = sample.EXPECTED_SLUG
 WRITE_OPS = ("remember", "put_page", "forget", "confirm", "raise_tier_raw", "purge")
 
 
+class _OneFact:
+    """The gold extractor's part for doctor's sample: the one fact, found in every segment."""
+
+    def extract(self, segment_input: SegmentInput) -> list[ExtractedFact]:
+        return [ExtractedFact(fact=FACT, entity_slug=ENTITY, source=sample.SOURCE)]
+
+
 def document() -> WriteBackDocument:
-    """A one-segment session whose extractor found one fact about the page doctor seeded."""
-    slug = conversation_slug(FIXTURE_ID)
-    session = session_id(slug)
-    text = f"Page: Bench conversation {FIXTURE_ID}\n---\nYou (2026-01-05T10:00:00.000Z): {FACT}."
-    segment = WriteBackSegment(
-        text=text, source=sample.SOURCE, session_id=session, page_slug=slug,
-        page_title=f"Bench conversation {FIXTURE_ID}", start_iso="2026-01-05T10:00:00.000Z",
-        end_iso="2026-01-05T10:00:00.000Z", participants=["You"], message_count=1,
-        facts=[ExtractedFact(fact=FACT, entity_slug=ENTITY, source=sample.SOURCE)])
-    return WriteBackDocument(
-        fixture_id=FIXTURE_ID, source=sample.SOURCE, session_id=session, page_slug=slug,
-        page_title=segment.page_title, provenance=EXTRACT_SOURCE, llm=False,
-        page=f"**You** (2026-01-05 10:00 AM): {FACT}.\n",
-        transcript=[TranscriptMessage(role="user", text=f"{FACT}.", ts="2026-01-05T10:00:00Z")], segments=[segment])
+    """A two-turn session whose extractor found one fact about the page doctor seeded, rendered exactly as a
+    run renders a fixture's session (frontmatter, title, segments): an image reads doctor's sample as it
+    would read the corpus."""
+    fixture = Fixture(schema_version=1, fixture_id=FIXTURE_ID, suites=["write-back"],
+                      turns=[Turn(turn_id=1, role="user", text=f"{FACT}.", ts="2026-01-05T10:00:00Z"),
+                             # gbrain's segmenter keeps a segment of two messages or more
+                             Turn(turn_id=2, role="assistant", text="Noted.", ts="2026-01-05T10:00:30Z")])
+    return document_for(fixture, _OneFact())
 
 
 def fingerprint(dbs: Any, name: str) -> dict[str, str]:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from brainbench.brain.markdown import PageParseError, parse_page
 from brainbench.brain.store import FactRow
 from brainbench.corpus.loader import LoadedFixture
+from brainbench.models.corpus import Fixture
 from brainbench.models.memory import ReadItem
 from brainbench.models.write_back_doc import TranscriptMessage, WriteBackDocument, WriteBackSegment
 from brainbench.models.writeback import WriteBackScore
@@ -27,7 +28,11 @@ from brainbench.writeback.segment import segment_input, session_id, split_into_s
 
 def write_back_document(loaded: LoadedFixture, extractor: Extractor | None) -> WriteBackDocument:
     """One fixture's session for an image; ``extractor`` None: --llm, the image extracts itself."""
-    fixture = loaded.fixture
+    return document_for(loaded.fixture, extractor)
+
+
+def document_for(fixture: Fixture, extractor: Extractor | None) -> WriteBackDocument:
+    """The write-back document of ``fixture``'s session, rendered as a run renders it (doctor's sample too)."""
     slug = conversation_slug(fixture.fixture_id)
     try:
         content = render_conversation_page(fixture)
