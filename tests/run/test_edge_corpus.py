@@ -1,7 +1,11 @@
 """Issue 13 end to end: a hand-built edge-case corpus through ``brainbench run``, checked turn row by turn row.
 
-Each fixture isolates one rule where JavaScript and Python part ways (the
-comments say what Python's defaults would have produced instead).
+Each fixture isolates one rule where JavaScript and Python part ways (the comments say what
+Python's defaults would have produced instead).  The expectations are gbrain's own output:
+``edge_corpus/expected-gbrain.json`` is gbrain v0.46's run of this corpus (PROVENANCE.md there,
+``scripts/gbrain-expected`` redoes it).  Our run must equal it row by row and cell by cell; the
+rule-by-rule tables below explain those rows, and are checked against gbrain's recording too, so an
+explanation that stops being true fails here rather than misleading a reader.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import pytest
 from brainbench.jsstring import js_len
 
 CORPUS = Path(__file__).parent / "edge_corpus"
+GBRAIN = json.loads((CORPUS / "expected-gbrain.json").read_text(encoding="utf-8"))
 ODILE = "people/odile-brackwater"
 
 # (fixture, turn) → injected slugs, the same for all three harnesses unless listed per harness.
@@ -93,19 +98,40 @@ def rows(doc: dict[str, Any]) -> dict[tuple[str, str, int], dict[str, Any]]:
     return {(r["harness"], r["fixture_id"], r["turn_id"]): r for r in doc["turn_rows"]}
 
 
+def whole_rows(doc: dict[str, Any]) -> dict[tuple[Any, ...], dict[str, Any]]:
+    """Every field of every row but the latency, which is not behaviour."""
+    return {(r["fixture_id"], r["turn_id"], r["harness"], r["suite"]): {k: v for k, v in r.items() if k != "latency_ms"}
+            for r in doc["turn_rows"]}
+
+
+def test_every_turn_row_equals_gbrains(result: tuple[Any, dict[str, Any]]) -> None:
+    got, want = whole_rows(result[1]), whole_rows(GBRAIN)
+    assert sorted(got, key=str) == sorted(want, key=str)
+    differing = {str(k): (got[k], want[k]) for k in want if got[k] != want[k]}
+    assert not differing, json.dumps(differing, ensure_ascii=False, indent=1)
+
+
+def test_every_cell_and_the_exit_code_equal_gbrains(result: tuple[Any, dict[str, Any]]) -> None:
+    proc, doc = result
+    assert proc.returncode == GBRAIN["exit_code"], proc.stderr
+    assert {(c["harness"], c["suite"]): c for c in doc["cells"]} == \
+        {(c["harness"], c["suite"]): c for c in GBRAIN["cells"]}
+
+
 def test_seed_failures_skip_their_fixtures_and_exit_2(result: tuple[Any, dict[str, Any]]) -> None:
     proc, doc = result
     assert proc.returncode == 2, proc.stderr
     failures = {f["fixture_id"]: f["error"] for f in doc["seed_failures"]}
-    assert set(failures) == set(SEED_FAILURES)
+    assert set(failures) == set(SEED_FAILURES) == {f["fixture_id"] for f in GBRAIN["seed_failures"]}
     for fid, reason in SEED_FAILURES.items():
         assert reason in failures[fid]
     assert not {r["fixture_id"] for r in doc["turn_rows"]} & set(SEED_FAILURES)
     assert doc["_meta"]["faults"] == []
 
 
-def test_every_turn_row_injects_what_gbrain_would(result: tuple[Any, dict[str, Any]]) -> None:
-    got = rows(result[1])
+@pytest.mark.parametrize("who", ["ours", "gbrain"])
+def test_every_turn_row_injects_what_the_rules_explain(result: tuple[Any, dict[str, Any]], who: str) -> None:
+    got = rows(result[1] if who == "ours" else GBRAIN)
     expected = {}
     for (fid, tid), slugs in SLUGS.items():
         for harness in ("openclaw", "claude-code", "codex"):
