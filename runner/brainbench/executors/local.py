@@ -6,6 +6,7 @@ keeps a small pool of warm processes speaking one JSON per line.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -50,6 +51,40 @@ def _kill_group(pid: int) -> None:
     # Hooks run in their own session so a leaked grandchild dies with them.
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
+
+
+_UNRETRIEVED = "Future exception was never retrieved"
+
+
+def hush_broken_hook_stdin() -> None:
+    """Keep a hook that closed its stdin early from printing a traceback on the runner's stderr.
+
+    When a hook exits (or closes stdin) between the loop's last look at the pipe and our write,
+    CPython 3.11's asyncio stores the ``BrokenPipeError`` on the pipe's close waiter, which nobody
+    awaits, and logs it with a traceback when the waiter is collected (seen from the runner image's
+    Python 3.11.2 with ``/bin/false`` as a hook).  The call itself already has its outcome: the
+    hook's exit is graded.  Only that one log entry for a broken or reset pipe is dropped on the
+    running loop; anything else reaches the handler it had.
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return  # not on asyncio: nothing of its to hush
+    previous = loop.get_exception_handler()
+    if getattr(previous, "hushes_broken_stdin", False):
+        return
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:
+        if context.get("message") == _UNRETRIEVED and isinstance(
+                context.get("exception"), (BrokenPipeError, ConnectionResetError)):
+            return
+        if previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    handler.hushes_broken_stdin = True  # type: ignore[attr-defined]
+    loop.set_exception_handler(handler)
 
 
 async def _drain(stream: ByteReceiveStream | None, sink: CappedBuffer) -> None:
@@ -256,6 +291,7 @@ class LocalExecutor(Executor):
         self.pool_size = context.pool_size
 
     async def start(self, launch: SeamLaunch) -> SeamProcess:
+        hush_broken_hook_stdin()
         if not launch.command:
             raise ExecutorError(f"{launch.seam}: no hook command to run locally"
                                 + (f" (image {launch.image} needs the docker executor)" if launch.image else ""))
