@@ -35,7 +35,21 @@ def _socket_path(url: str) -> str:
 def flood(url: str) -> dict[str, object]:
     """Connections that never log in: how many the gate held open, and what the others heard."""
     held: list[socket.socket] = []
-    for _ in range(FLOOD):
+    # The previous call's flood (or a concurrent call's read) may still hold the share while the
+    # gate takes in their closes: wait until it lets one in, so this flood meets the whole share.
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(_socket_path(url))
+        except OSError as exc:
+            probe.close()
+            return {"connect_error": str(exc)}
+        if not select.select([probe], [], [], 0.2)[0]:  # no refusal heard: one of the share's slots
+            held.append(probe)
+            break
+        probe.close()
+    for _ in range(FLOOD - len(held)):
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             sock.connect(_socket_path(url))
@@ -176,12 +190,13 @@ def main() -> int:
     url = os.environ["BRAINBENCH_DATABASE_URL"]
     # ``--report -``: the report goes to stderr (the run's trace keeps it), its bookkeeping to /tmp.
     state = "/tmp/share-hook" if args.report == "-" else args.report
+    report = ""
     if _claim_turn(state, args.times):
         with open(state + ".lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # one attack at a time: each meets the whole share
             result = ATTACKS[args.attack](url)
         if args.report == "-":
-            sys.stderr.write("share-report: " + json.dumps(result) + "\n")
+            report = "share-report: " + json.dumps(result, separators=(",", ":")) + "\n"
         else:
             with open(args.report, "a") as fh:
                 fh.write(json.dumps(result) + "\n")
@@ -189,8 +204,11 @@ def main() -> int:
         with psycopg.connect(url, connect_timeout=10) as conn:
             pages = conn.execute("SELECT count(*) FROM pages").fetchone()[0]
     except psycopg.Error as exc:
-        sys.stderr.write(f"own brain unreadable: {exc}\n")
+        # The next call's attack may already hold the share: this call's own fault.  The report
+        # goes last, so the trace's stderr tail (its last 600 characters) keeps it whole.
+        sys.stderr.write(f"own brain unreadable: {exc}\n" + report)
         return 1
+    sys.stderr.write(report)
     context = f"share hook: {pages} pages readable"
     sys.stdout.write(json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
                                                         "additionalContext": context}}))
