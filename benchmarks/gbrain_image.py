@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from engine import docker_client  # a sibling script, not a package
+
 IMAGE = "brainbench/gbrain:latest"
 PRIVATE_BRAIN_IMAGE = "brainbench/postgres-vector:latest"
 REPO = Path(__file__).resolve().parents[1]
@@ -37,15 +39,11 @@ FIELDS = ("image", "exit", "wall_s", "jobs", "warm_up", "fixtures", "turns", "se
 
 def unavailable(image: str = IMAGE) -> str | None:
     """Why the image cannot be measured here, or None."""
-    try:
-        import docker
-    except ImportError:
-        return "the docker SDK is not installed (pip install '.[docker]')"
-    try:
-        client = docker.from_env(version="auto")
-        client.ping()
-    except Exception as exc:  # any failure to reach the engine means: no Docker here
-        return f"no Docker engine reachable ({exc.__class__.__name__})"
+    client, why = docker_client()
+    if client is None:
+        return why
+    import docker
+
     try:
         for ref, how in ((image, "scripts/build-gbrain GBRAIN_SRC (needs a gbrain checkout)"),
                          (os.environ.get("BRAINBENCH_PRIVATE_BRAIN_IMAGE", PRIVATE_BRAIN_IMAGE),

@@ -27,6 +27,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import doc_tables  # a sibling script, not a package
+from engine import docker_client  # a sibling script too
 
 GATE_KEYS = {("local", "stream"): "gate/local/stream", ("local", "exec"): "gate/local/exec",
              ("docker", "stream"): "gate/docker/stream", ("docker", "exec"): "gate/docker/exec"}
@@ -46,17 +47,10 @@ def _stamp() -> dict[str, Any]:
 
 def docker_unavailable() -> str | None:
     """Why Docker rows cannot be measured here, or None."""
-    try:
-        import docker
-    except ImportError:
-        return "the docker SDK is not installed (pip install '.[docker]')"
-    try:
-        client = docker.from_env(version="auto")
-        client.ping()
+    client, why = docker_client()
+    if client is not None:
         client.close()
-    except Exception as exc:  # any failure to reach the engine means: no Docker here
-        return f"no Docker engine reachable ({exc.__class__.__name__})"
-    return None
+    return why
 
 
 def measure_gate(rows: dict[str, Any], executors: list[str], modes: list[str], docker_seams: str | None) -> None:

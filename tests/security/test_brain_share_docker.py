@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from hostile_kit import honest_view  # type: ignore[import-not-found]
 from image_build import build_image  # type: ignore[import-not-found]
+from memo_image import CREATE_TABLE, HOOK, SEED_PAGES  # type: ignore[import-not-found]
 from reference_corpus import copy_reference_corpus  # type: ignore[import-not-found]
 
 BASE = "brainbench/example-base:bookworm"  # Debian with psql and jq, built offline by scripts/build-images
@@ -33,8 +34,8 @@ HONEST = ("codex", "openclaw")
 INIT = """#!/bin/sh
 set -eu
 psql "$BRAINBENCH_DATABASE_URL" -X -q -v ON_ERROR_STOP=1 \\
-  -c "CREATE TABLE memo (source text, slug text, title text, body text, PRIMARY KEY (source, slug))" >/dev/null
-"""
+  -c "@CREATE_TABLE@" >/dev/null
+""".replace("@CREATE_TABLE@", CREATE_TABLE)
 SEED = """#!/bin/sh
 set -eu
 doc=$(cat)
@@ -48,21 +49,7 @@ if [ "${BRAINBENCH_FIXTURE:-}" = "@FLOODS@" ]; then
   done
   exit 0
 fi
-printf '%s\\n' "INSERT INTO memo SELECT p->>'source', p->>'slug', p->>'title', p->>'body'
-  FROM json_array_elements((:'doc')::json->'pages') p
-  ON CONFLICT (source, slug) DO UPDATE SET title = EXCLUDED.title, body = EXCLUDED.body;" |
-  psql "$BRAINBENCH_DATABASE_URL" -X -q -v ON_ERROR_STOP=1 -v doc="$doc" >/dev/null
-""".replace("@FLOODS@", FLOODS)
-HOOK = """#!/bin/sh
-set -eu
-prompt=$(jq -r 'if type == "object" then (.prompt // "") | .[0:4000] else "" end' 2>/dev/null || true)
-[ -n "$prompt" ] || exit 0
-found=$(printf '%s\\n' "SELECT string_agg('→ \\`' || slug || '\\`', ' ' ORDER BY slug) FROM memo
-  WHERE source = :'src' AND position(lower(title) IN lower(:'prompt')) > 0;" |
-  psql "$BRAINBENCH_DATABASE_URL" -X -q -t -A -v ON_ERROR_STOP=1 -v src="$BRAINBENCH_SOURCE" -v prompt="$prompt")
-[ -n "$found" ] || exit 0
-jq -cn --arg c "$found" '{hookSpecificOutput: {hookEventName: "UserPromptSubmit", additionalContext: $c}}'
-"""
+""".replace("@FLOODS@", FLOODS) + SEED_PAGES
 LABEL = {"version": 1, "extensions": [], "init": ["/opt/memo/init"], "seed": ["/opt/memo/seed"],
          "init_timeout_s": 30, "seed_timeout_s": 60}
 
