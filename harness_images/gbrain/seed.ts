@@ -4,7 +4,7 @@
 // facts), in fixture order.  Only the mapping from our document to gbrain's fixture shape
 // is ours; the engine is connected the way gbrain's CLI connects it (config.json from
 // GBRAIN_HOME, written by bb-gbrain).  Exit 0 on success, 1 with one line on stderr otherwise.
-const GBRAIN = process.env.BB_GBRAIN_SRC ?? "/opt/gbrain";
+import { GBRAIN, failWith, readJson, withEngine } from "./engine.ts";
 
 type Doc = {
   schema_version: number;
@@ -16,18 +16,8 @@ type Doc = {
            source_session?: string | null }[];
 };
 
-function fail(message: string): never {
-  process.stderr.write(`bb-gbrain seed: ${message}\n`);
-  process.exit(1);
-}
-
-const raw = await Bun.stdin.text();
-let doc: Doc;
-try {
-  doc = JSON.parse(raw);
-} catch (e) {
-  fail(`stdin is not a JSON seed document (${(e as Error).message})`);
-}
+const fail = failWith("seed");
+const doc: Doc = await readJson(fail, "seed document");
 if (doc?.schema_version !== 1) fail(`unsupported schema_version ${JSON.stringify(doc?.schema_version)}`);
 for (const key of ["sources", "pages", "facts"] as const) {
   if (!Array.isArray(doc[key])) fail(`field ${key} must be a list`);
@@ -49,23 +39,13 @@ const fixture = {
   turns: [],
 };
 
-const { loadConfig, toEngineConfig } = await import(`${GBRAIN}/src/core/config.ts`);
-const { buildGatewayConfig } = await import(`${GBRAIN}/src/core/ai/build-gateway-config.ts`);
-const { configureGateway } = await import(`${GBRAIN}/src/core/ai/gateway.ts`);
-const { createEngine } = await import(`${GBRAIN}/src/core/engine-factory.ts`);
 const { seedBrain } = await import(`${GBRAIN}/src/eval/brainbench/seed.ts`);
-
-const config = loadConfig();
-if (!config) fail("no gbrain config (GBRAIN_HOME/.gbrain/config.json)");
-configureGateway(buildGatewayConfig(config));
-const engine = await createEngine(toEngineConfig(config));
-try {
-  await engine.connect(toEngineConfig(config));
-  const out = await seedBrain(engine, fixture);
-  process.stderr.write(`bb-gbrain seed: ${doc.fixture_id}: ${out.pages} pages, ${out.facts} facts\n`);
-} catch (e) {
-  fail((e as Error).message.split("\n")[0]);
-} finally {
-  await engine.disconnect().catch(() => {});
-}
+await withEngine(fail, async (engine) => {
+  try {
+    const out = await seedBrain(engine, fixture);
+    process.stderr.write(`bb-gbrain seed: ${doc.fixture_id}: ${out.pages} pages, ${out.facts} facts\n`);
+  } catch (e) {
+    fail((e as Error).message.split("\n")[0]);
+  }
+});
 process.exit(0);
