@@ -32,31 +32,33 @@ def _socket_path(url: str) -> str:
     return os.path.join(host, ".s.PGSQL.5432")
 
 
+def _open(url: str) -> socket.socket:
+    """One connection to this seam's gate that never logs in (OSError when it cannot connect)."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(_socket_path(url))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 def flood(url: str) -> dict[str, object]:
     """Connections that never log in: how many the gate held open, and what the others heard."""
     held: list[socket.socket] = []
-    # The previous call's flood (or a concurrent call's read) may still hold the share while the
-    # gate takes in their closes: wait until it lets one in, so this flood meets the whole share.
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            probe.connect(_socket_path(url))
-        except OSError as exc:
-            probe.close()
-            return {"connect_error": str(exc)}
-        if not select.select([probe], [], [], 0.2)[0]:  # no refusal heard: one of the share's slots
-            held.append(probe)
-            break
-        probe.close()
-    for _ in range(FLOOD - len(held)):
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            sock.connect(_socket_path(url))
-        except OSError as exc:
-            sock.close()
-            return {"connect_error": str(exc)}
-        held.append(sock)
+    try:
+        # The previous call's flood (or a concurrent call's read) may still hold the share while the
+        # gate takes in their closes: wait until it lets one in, so this flood meets the whole share.
+        deadline = time.monotonic() + 10
+        while not held and time.monotonic() < deadline:
+            probe = _open(url)
+            if select.select([probe], [], [], 0.2)[0]:  # refused at once: the share is still taken
+                probe.close()
+            else:
+                held.append(probe)
+        held += [_open(url) for _ in range(FLOOD - len(held))]
+    except OSError as exc:
+        return {"connect_error": str(exc)}
     time.sleep(8.0)  # the gate has accepted (and counted, or refused) every one; other seams' calls (and their
     # retries, executors/retry.py) run meanwhile
     refused, messages = 0, set()
