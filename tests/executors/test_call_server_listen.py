@@ -267,12 +267,18 @@ def test_calls_sent_just_before_a_hang_up_are_killed(server: tuple[int, str, str
 
 
 def _stat(pid: int) -> str:
-    """State, parent, process group and session of ``pid`` (/proc/PID/stat), or why there are none."""
+    """State, parent, process group, session, start time, signals and wait channel of ``pid`` (/proc), or
+    why there are none: a survivor seen once in CI (state R, the server its parent) left too little to go on."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError) as exc:
+        status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                      if line.split(":", 1)[0] in ("SigPnd", "ShdPnd", "SigBlk", "Threads"))
+        wchan = Path(f"/proc/{pid}/wchan").read_text()
+    except (OSError, IndexError, ValueError) as exc:
         return f"gone ({exc.__class__.__name__})"
-    return f"state {fields[0]} ppid {fields[1]} pgid {fields[2]} sid {fields[3]}"
+    signals = " ".join(f"{k} {v.strip()}" for k, v in sorted(status.items()))
+    return (f"state {fields[0]} ppid {fields[1]} pgid {fields[2]} sid {fields[3]} started {fields[19]} ticks "
+            f"after boot, {signals}, wchan {wchan or '-'}")
 
 
 def test_a_hook_started_after_its_client_hung_up_dies_at_once() -> None:

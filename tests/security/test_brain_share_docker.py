@@ -111,7 +111,7 @@ HOOK_BASE = "brainbench/claude-code:latest"  # python3 + psycopg; built offline 
 
 
 # The local tests' shrunk shares (test_brain_share.py), met in seconds.
-SHARE = {"temp_file_limit_kb": 2048, "seam_temp_bytes": 1 << 20, "statement_s": 3, "grace_s": 1, "poll_s": 0.25}
+SHARE = {"temp_file_limit_kb": 2048, "seam_temp_bytes": 3 << 20, "statement_s": 3, "grace_s": 1, "poll_s": 0.25}
 
 
 def _check_flood(report: dict[str, Any], cap: int) -> str:

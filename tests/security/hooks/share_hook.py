@@ -109,13 +109,13 @@ def temp(url: str) -> dict[str, object]:
             out["big_sort"] = "ran"
         except psycopg.Error as exc:
             out["big_sort"] = f"refused: {str(exc).strip().splitlines()[0]}"
-    # Under the per-backend limit each, over the seam's share together: cursors keep the files.
+    # Under the per-backend limit each (~1.7 MiB of 2), over the seam's share (3 MiB) by two: cursors keep the files.
     conns = [psycopg.connect(url) for _ in range(3)]
     try:
         for conn in conns:
             try:  # the runner may end the earlier ones meanwhile
                 conn.execute("SET work_mem = '64kB'")
-                conn.execute("DECLARE c CURSOR FOR SELECT md5(g::text) FROM generate_series(1, 14000) g ORDER BY 1")
+                conn.execute("DECLARE c CURSOR FOR SELECT md5(g::text) FROM generate_series(1, 30000) g ORDER BY 1")
                 conn.execute("FETCH 1 FROM c")
             except psycopg.Error:
                 pass
