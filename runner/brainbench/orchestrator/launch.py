@@ -43,6 +43,20 @@ def provider_for(config: RunConfig, harness: str) -> str:
     return "docker" if config.executor == "docker" or (override and override.image) else "local"
 
 
+def images_over_cores(config: RunConfig, jobs: int, cores: int) -> str | None:
+    """A warning when ``--jobs`` asks for more fixtures at once than the machine has cores and a seam runs
+    an image: such a hook may keep deadlines of its own that no result can see (gbrain's gives up after
+    800 ms and injects nothing), so under that load its answers, and so its grades, may change
+    (docs/GBRAIN.md, "How many jobs").  Our own adapters keep none: their grades do not depend on load."""
+    images = {h: o.image for h in dict.fromkeys(config.harnesses) if (o := config.seams.get(h)) and o.image}
+    if jobs <= cores or not images:
+        return None
+    named = ", ".join(f"{h} ({image})" for h, image in images.items())
+    return (f"warning: --jobs {jobs} on {cores} core(s) with an image behind seam(s) {named}: a hook that keeps a "
+            "deadline of its own may answer late or not at all under that load, and is graded as it answered; "
+            f"compare a run at --jobs {cores} or fewer (docs/GBRAIN.md)")
+
+
 def remote_docker(config: RunConfig) -> bool:
     """Some seam runs on a Docker engine that cannot see this machine's files (tcp://, ssh://)."""
     if not any(provider_for(config, h) == "docker" for h in config.harnesses):

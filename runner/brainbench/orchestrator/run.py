@@ -59,6 +59,7 @@ from brainbench.orchestrator.image_trust import image_trust
 from brainbench.orchestrator.launch import (
     ActiveSeam,
     Providers,
+    images_over_cores,
     provider_for,
     remote_docker,
     run_context,
@@ -577,6 +578,11 @@ def _terminate(signum: int, _frame: object) -> None:
     raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
+def _warn_images_over_cores(config: RunConfig, choice: Concurrency, notify: Progress) -> None:
+    if (warning := images_over_cores(config, choice.jobs, choice.cores)) is not None:
+        notify(warning)
+
+
 def _open_budgeted(config: RunConfig, runner: Runner, notify: Progress) -> PostgresServer:
     """Choose the run's jobs against the server's connections, then open (or size) the server."""
     modes = seam_modes(config)
@@ -585,9 +591,11 @@ def _open_budgeted(config: RunConfig, runner: Runner, notify: Progress) -> Postg
         capacity = probe_capacity(server.database_url("postgres"))
         runner.concurrency = choose_concurrency(config.jobs, modes, capacity)
         notify(describe_choice(runner.concurrency, capacity))
+        _warn_images_over_cores(config, runner.concurrency, notify)
         return server
     runner.concurrency = choose_concurrency(config.jobs, modes)
     notify(describe_choice(runner.concurrency))
+    _warn_images_over_cores(config, runner.concurrency, notify)
     if remote_docker(config):
         # A remote engine cannot reach the embedded server's socket: the brain runs there.
         from brainbench.executors.docker.remote_brain import RemoteBrain, describe
