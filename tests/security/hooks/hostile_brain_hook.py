@@ -92,14 +92,15 @@ def _past_the_gate(url: str) -> psycopg.Connection:
     """A login that gets past this seam's gate (brain/gate.py) to the server's own verdict.
 
     A concurrent call of the same hook may hold the seam's whole share for a moment (its
-    connection-pool attack): the gate's refusal then says nothing about the privilege under test,
-    so the login is tried again until the server itself answers.
+    connection-pool attack): the gate's refusal, or the server's "too many connections for role"
+    (the role's CONNECTION LIMIT, taken by those same calls), then says nothing about the privilege
+    under test, so the login is tried again until the server answers on that privilege.
     """
     for _ in range(100):
         try:
             return psycopg.connect(url, autocommit=True, connect_timeout=5)
         except psycopg.OperationalError as exc:
-            if "holds its share" not in str(exc):
+            if "holds its share" not in str(exc) and "too many connections for role" not in str(exc):
                 raise
             time.sleep(0.1)
     return psycopg.connect(url, autocommit=True, connect_timeout=5)
