@@ -18,7 +18,7 @@ from brainbench.executors.base import RunContext, SeamLaunch
 from brainbench.executors.docker.static_helper import TARGET, helper_binary
 from brainbench.models.config import OptionsError, RunConfig
 from brainbench.models.sandbox import HardeningConfig, ResourceLimits
-from brainbench.orchestrator.launch import run_context
+from brainbench.orchestrator.launch import run_context, seam_cpus
 from engine_probe import docker_or_reason  # type: ignore[import-not-found]
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,8 +33,23 @@ def test_flags_land_in_the_run_context_once() -> None:
     assert context.hardening == HardeningConfig()  # hardening is never loosened from the command line
     assert (context.brain_container, context.container_db_host) == ("pg", "postgres:5432")
     # Left out: the hardened defaults; --cpus 0 means no quota.
-    assert run_context(RunConfig(), "bb-y", None, None, 1).limits == ResourceLimits()
+    assert run_context(RunConfig(), "bb-y", None, None, 1, cores=1).limits == ResourceLimits()
     assert RunConfig(cpus=0).limits().cpus is None
+
+
+def test_without_cpus_the_cores_are_shared_among_the_contained_seams() -> None:
+    docker_all = config_from_cli({"executor": "docker", "harnesses": "all"}, [])
+    assert seam_cpus(docker_all, 2) == 1.0  # three seams on two cores: one each, never less
+    assert seam_cpus(docker_all, 6) == 2.0
+    lone_image = config_from_cli({"images": ["claude-code=brainbench/gbrain:latest"], "harnesses": "claude-code"}, [])
+    assert seam_cpus(lone_image, 2) == 2.0  # a lone image gets the machine
+    assert run_context(lone_image, "bb-z", None, None, 1, cores=4).limits.cpus == 4.0
+    # Seams that run as local processes take no share: only the image's container counts.
+    mixed = config_from_cli({"images": ["codex=brainbench/codex:latest"], "harnesses": "all"}, [])
+    assert seam_cpus(mixed, 2) == 2.0
+    # Given, --cpus wins, whatever the cores.
+    given = config_from_cli({"images": ["claude-code=x:1"], "harnesses": "claude-code", "cpus": 0.5}, [])
+    assert run_context(given, "bb-w", None, None, 1, cores=8).limits.cpus == 0.5
 
 
 def test_bad_limits_are_one_line_naming_the_flag() -> None:
@@ -83,6 +98,32 @@ def test_the_container_is_created_with_the_runs_limits(tmp_path: Path) -> None:
     assert host["NanoCpus"] == 500_000_000
     assert host["PidsLimit"] == 48
     assert host["ReadonlyRootfs"] is True and host["CapDrop"] == ["ALL"]
+
+
+@pytest.mark.skipif(CLIENT is None, reason=REASON)
+def test_a_quota_above_the_engines_cpus_is_the_engines_cpus(tmp_path: Path) -> None:
+    """The runner's machine may have more cores than the engine (a remote one): Docker would refuse the
+    container; the seam gets all the engine has, and says so."""
+    from brainbench.executors.docker import DockerExecutor
+
+    assert CLIENT is not None
+    engine_cpus = CLIENT.info()["NCPU"]
+    config = config_from_cli({"cpus": float(engine_cpus + 8)}, [])
+    run_id = f"bbtest-exec-{uuid.uuid4().hex[:8]}"
+
+    async def main() -> tuple[float | None, dict[str, Any]]:
+        executor = DockerExecutor(run_id=run_id)
+        await executor.prepare(run_context(config, run_id, None, tmp_path, 1))
+        try:
+            seam: Any = await executor.start(SeamLaunch(seam="codex", command=(), mode="exec",
+                                                        image="brainbench/codex:latest", run_id=run_id))
+            return seam.cpus, CLIENT.containers.get(seam.container.id).attrs
+        finally:
+            await executor.close()
+
+    cpus, attrs = anyio.run(main)
+    assert cpus == float(engine_cpus)
+    assert attrs["HostConfig"]["NanoCpus"] == engine_cpus * 1_000_000_000
 
 
 def test_context_defaults_are_the_hardened_ones() -> None:

@@ -96,6 +96,8 @@ class SeamProcess(abc.ABC):
     # the result records as that image's identity.
     image_ref: str | None = None
     image_digest: str | None = None
+    # The CPU quota the seam runs under (a container's); None: none.
+    cpus: float | None = None
     # Superuser URL of a brain server of the seam's own (seed contract ``"server": "private"``),
     # reachable by the runner and by this seam alone; None when the seam uses the shared server.
     brain_server_url: str | None = None

@@ -192,7 +192,8 @@ class RunConfig(BaseModel):
 
     # --- sandbox: what each seam container may use (models/sandbox.py; Docker seams) ---
     memory: str = option("512m", "Memory per seam container, no swap on top (Docker syntax: 512m, 2g).")
-    cpus: float = option(1.0, "CPUs per seam container (0: no quota).", ge=0)
+    cpus: float | None = option(None, "CPUs per seam container (0: no quota; default: the cores shared among the "
+                                      "run's seams in containers, at least 1 each).", ge=0)
     pids_limit: int = option(256, "Processes per seam container (a fork bomb stops here).", ge=1)
     call_grace_s: float = option(5.0, "Seconds past a hook's timeout before the runner kills a wedged call "
                                       "from outside.", flag="--call-grace", ge=0)
@@ -372,9 +373,11 @@ class RunConfig(BaseModel):
         name = f"{self.out.stem}.trace.jsonl"
         return self.project / TRACES_RELPATH / name if self.json_out else self.out.with_name(name)
 
-    def limits(self) -> ResourceLimits:
-        """The per-seam resource limits these options ask for (handed to providers in RunContext)."""
-        return ResourceLimits(memory=self.memory, cpus=self.cpus or None, pids_limit=self.pids_limit,
+    def limits(self, default_cpus: float = 1.0) -> ResourceLimits:
+        """The per-seam resource limits these options ask for (handed to providers in RunContext);
+        ``default_cpus`` is the quota when --cpus is not given (orchestrator/launch.py: seam_cpus)."""
+        cpus = default_cpus if self.cpus is None else self.cpus
+        return ResourceLimits(memory=self.memory, cpus=cpus or None, pids_limit=self.pids_limit,
                               call_grace_s=self.call_grace_s)
 
     def default_committed_baseline(self) -> Path | None:

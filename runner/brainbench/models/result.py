@@ -97,6 +97,9 @@ class SeamInfo(_Model):
     mode: Literal["exec", "stream"]
     image: str | None = None
     image_digest: str | None = None
+    # The CPU quota of the seam's container (--cpus, or the cores shared among the run's seams);
+    # None: no quota (a local process, or --cpus 0).  An image's own deadlines depend on it.
+    cpus: float | None = None
     # Seed contract version when the image seeds its own brain (label io.brainbench.brain).
     brain_contract: int | None = None
     # An image-seeded seam: suite → why the image has no path to it (not applicable); the suites it

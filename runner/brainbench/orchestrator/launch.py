@@ -67,12 +67,23 @@ def remote_docker(config: RunConfig) -> bool:
     return is_remote(resolve_docker_host(config.docker_host))
 
 
+def seam_cpus(config: RunConfig, cores: int) -> float:
+    """The CPU quota of each seam container when --cpus is not given: the machine's cores shared
+    among the run's seams that run in containers, at least one each.  A lone image (the usual way
+    a real memory system is graded) gets the machine: gbrain's image spends most of a run in its
+    own bun processes, and capped at one of two cores its hook ran past its own 800 ms deadline on
+    66 of 68 calls against 5 uncapped (docs/GBRAIN.md, "How many CPUs").  Several seams still
+    cannot take more than their share from each other."""
+    contained = [h for h in dict.fromkeys(config.harnesses) if provider_for(config, h) != "local"]
+    return float(max(1, cores // max(1, len(contained))))
+
+
 def run_context(config: RunConfig, run_id: str, database_url: str | None, work_root: Path | None,
                 pool_size: int, phase: Callable[[str], None] | None = None,
-                seam_sockets: Mapping[str, str] | None = None) -> RunContext:
+                seam_sockets: Mapping[str, str] | None = None, cores: int = 1) -> RunContext:
     """What every provider of this run is given once, at ``prepare``: the options' one way in."""
     return RunContext(run_id=run_id, database_url=database_url, work_root=work_root, pool_size=pool_size,
-                      limits=config.limits(), brain_container=config.brain_container,
+                      limits=config.limits(seam_cpus(config, cores)), brain_container=config.brain_container,
                       container_db_host=config.container_db_host, notify=phase,
                       seam_sockets=dict(seam_sockets or {}))
 
@@ -146,7 +157,7 @@ async def start_seam(config: RunConfig, providers: Providers, harness: str, work
     # The image the seam ran (a production image, or our contract image under --executor docker): the
     # scoreboard, the HTML report and `explain` name it with its digest.
     info = SeamInfo(harness=harness, seam=kind, executor=executor.name, mode=process.mode,
-                    image=image or process.image_ref, image_digest=process.image_digest,
+                    image=image or process.image_ref, image_digest=process.image_digest, cpus=process.cpus,
                     brain_contract=brain.version if brain else None,
                     brain_not_applicable=brain.not_applicable() if brain else None)
     timeout = (override.timeout_s if override and override.timeout_s else None) or config.timeout_s

@@ -23,6 +23,7 @@ from brainbench.brain.budget import (
     HOOK_ROLE_SLACK,
     Mode,
     choose_concurrency,
+    cores,
     describe_choice,
     hook_role_connection_limit,
     probe_capacity,
@@ -176,6 +177,9 @@ class Runner:
         if self.concurrency is not None:
             return self.concurrency.jobs
         return self.config.jobs or 1
+
+    def _cores(self) -> int:
+        return self.concurrency.cores if self.concurrency is not None else cores()
 
     # --- per fixture ----------------------------------------------------------------
 
@@ -408,7 +412,7 @@ class Runner:
         sockets = {seam: str(d) for seam, d in (dbs.gates.dirs.items() if dbs.gates else ())}
         providers = Providers(self.config, run_context(self.config, self.run_id, server.database_url("postgres"),
                                                        workroot, warm_workers(self.jobs), self.events.phase,
-                                                       sockets))
+                                                       sockets, self._cores()))
         try:
             # Leftover databases of runs that died on this host (SIGKILL, power loss).
             # Databases and seam processes are independent until the first hook call.

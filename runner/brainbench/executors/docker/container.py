@@ -98,6 +98,7 @@ class SeamContainer:
         self.base_env: dict[str, str] = {}
         self.container: Any = None
         self.created = 0  # containers created for this seam: 1 in a healthy run
+        self.cpus: float | None = None  # the container's CPU quota, once created
         # The seam's own brain server, when its image's seed contract asks for one.
         self.private: PrivateBrain | None = None
         self._lock = threading.RLock()
@@ -162,6 +163,7 @@ class SeamContainer:
         ex = self.executor
         target = ex.db_target
         kwargs = create_kwargs(ex.hardening, ex.limits, self.facts.user if self.facts else None, self.accounts)
+        self.cpus = kwargs["nano_cpus"] / 1e9 if "nano_cpus" in kwargs else None
         if ex.remote:
             # Nothing of this machine can be mounted: the work subtree is a tmpfs owned by the
             # hook user, filled call by call (remote_files); the brain is reached over the network.

@@ -67,6 +67,7 @@ class DockerExecutor(Executor):
         self.db_host_override: str | None = None
         # Host path of the static call server, bind-mounted into every seam container.
         self.static_helper: str | None = None
+        self.engine_cpus: int | None = None  # the engine's CPUs, read at prepare
 
     @property
     def api(self) -> DockerApi:
@@ -91,7 +92,11 @@ class DockerExecutor(Executor):
 
     @property
     def limits(self) -> ResourceLimits:
-        return self.context.limits if self.context else ResourceLimits()
+        limits = self.context.limits if self.context else ResourceLimits()
+        # Docker refuses a quota above the engine's CPUs; the runner's machine may have more.
+        if limits.cpus and self.engine_cpus and limits.cpus > self.engine_cpus:
+            return limits.model_copy(update={"cpus": float(self.engine_cpus)})
+        return limits
 
     @property
     def hardening(self) -> HardeningConfig:
@@ -135,6 +140,7 @@ class DockerExecutor(Executor):
     # -- run-scoped resources ----------------------------------------------------------------
     def _prepare(self, url: str | None) -> None:
         api = self.api
+        self.engine_cpus = api.retry(api.client.info).get("NCPU")
         if self.config.sweep_on_start:
             sweep_dead_runs(api, current_run_id=self.run_id)
         # The static server is bind-mounted from this machine: not on an engine that cannot see it.

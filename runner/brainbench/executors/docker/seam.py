@@ -63,6 +63,10 @@ class DockerSeamProcess(SeamProcess):
         return self.box.facts.digest if self.box.facts else None
 
     @property
+    def cpus(self) -> float | None:  # type: ignore[override]
+        return self.box.cpus
+
+    @property
     def image_labels(self) -> dict[str, str]:  # type: ignore[override]
         return dict(self.box.facts.labels) if self.box.facts else {}
 
