@@ -24,6 +24,9 @@ DB_ENV = "BRAINBENCH_DATABASE_URL"
 LABEL_MANAGED = "brainbench.managed"
 LABEL_RUN_ID = "brainbench.run_id"
 LABEL_SEAM = "brainbench.seam"
+# Brain servers the runner starts in containers are thrown away after the run (the embedded
+# server makes the same trade): no durability, so a clone's checkpoint and a seed's commits are cheap.
+THROWAWAY_SETTINGS = ("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 # The owning process instance (models.owner.Owner as JSON): what sweeps judge liveness by.
 LABEL_OWNER = "brainbench.owner"
 LABEL_CREATED = "brainbench.created"

@@ -40,7 +40,7 @@ import psycopg
 from brainbench.scratch_owner import RUN_PREFIX, owned_scratch_dir
 
 from .cleanup import owner_labels
-from .config import LABEL_SEAM
+from .config import LABEL_SEAM, THROWAWAY_SETTINGS
 from .database import parse_target, rewrite_host
 from .failures import DockerInfraError
 from .labels import runner_labels
@@ -127,6 +127,7 @@ def start_private_brain(api: DockerApi, run_id: str, seam: str, image: str, star
         brain.container = api.client.containers.create(
             image, name=name, labels=labels, detach=True, network_mode="none", hostname="postgres",
             environment={"POSTGRES_USER": "postgres", "POSTGRES_PASSWORD": brain.password},
+            command=["postgres", *THROWAWAY_SETTINGS],
             mounts=[Mount(target=SERVER_SOCKET_DIR, source=brain.socket_dir, type="bind")],
             cap_drop=["ALL"], security_opt=["no-new-privileges"], pids_limit=512, mem_limit="1g", init=True)
         brain.container.start()

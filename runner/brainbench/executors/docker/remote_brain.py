@@ -28,7 +28,7 @@ from brainbench.brain.server import ExternalPostgres, ServerError
 
 from .cleanup import owner_labels
 from .client import DockerApi
-from .config import LABEL_ROLE, ROLE_BRAIN
+from .config import LABEL_ROLE, ROLE_BRAIN, THROWAWAY_SETTINGS
 from .database import is_loopback
 from .labels import runner_labels
 from .remote import engine_hostname
@@ -39,8 +39,6 @@ IMAGE_ENV = "BRAINBENCH_POSTGRES_IMAGE"
 DEFAULT_IMAGE = "brainbench/postgres:latest"
 PORT_ENV = "BRAINBENCH_REMOTE_BRAIN_PORT"
 BIND_ENV = "BRAINBENCH_REMOTE_BRAIN_BIND"
-# Same trade as the embedded server: the brain is thrown away after the run.
-FAST_SETTINGS = ("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 READY_TIMEOUT_S = 180.0
 
 
@@ -83,7 +81,7 @@ class RemoteBrain:
                                       labels=own, check_duplicate=True)
         self.container = self.api.retry(
             client.containers.run, self.image,
-            command=["postgres", "-c", f"max_connections={max_connections}", *FAST_SETTINGS],
+            command=["postgres", "-c", f"max_connections={max_connections}", *THROWAWAY_SETTINGS],
             name=f"{self.run_id}-brain", environment={"POSTGRES_PASSWORD": self._password},
             ports={"5432/tcp": (bind, port)}, network=self.network.name, labels=labels, detach=True,
             shm_size="256m")
