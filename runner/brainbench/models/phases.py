@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 # gbrain's Claude Code hook gives up after 800 ms (its own deadline, not ours): a call over it
 # was graded as whatever the hook said after giving up, so a result counts them.
 HOOK_DEADLINE_MS = 800.0
+# The phases of an image-seeded seam besides its graded hook calls, in the order a fixture meets them.
+SEEDED_PHASES = ("template_init", "clone", "seed", "brain_start", "write_back", "operations", "teardown")
 
 
 class _Model(BaseModel):
@@ -52,6 +54,11 @@ class SeamPhases(_Model):
     brain_start: PhaseTime | None = Field(
         default=None, description="The ungraded warm-up call per seeded brain (the image's own start, e.g. serve).")
     hook_calls: HookCallTimes = Field(default_factory=HookCallTimes)
+    write_back: PhaseTime | None = Field(
+        default=None, description="The image's write_back command per session (seed contract v2).")
+    operations: PhaseTime | None = Field(
+        default=None, description="The image's operations command: write-back's read, continuity's probe and "
+                                  "every step of the memory-trust suites (seed contract v2).")
     teardown: PhaseTime | None = Field(default=None, description="Dropping the seeded clones.")
 
 
@@ -67,7 +74,7 @@ class RunPhases(_Model):
         """Each phase's share of all the phase time the run recorded (0..1), across seams."""
         totals: dict[str, float] = {}
         for seam in self.seams:
-            for name in ("template_init", "clone", "seed", "brain_start", "teardown"):
+            for name in SEEDED_PHASES:
                 phase = getattr(seam, name)
                 if phase is not None:
                     totals[name] = totals.get(name, 0.0) + phase.total_s

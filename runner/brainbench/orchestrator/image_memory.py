@@ -1,7 +1,7 @@
 """Seed contract v2, the runner's side: an image's ``write_back`` and ``operations`` commands.
 
-Both run as ``init`` and ``seed`` do (``image_seed.run_step``): supervised ``docker exec``s in
-the seam's own hardened container, with the URL of the fixture's clone (its owner role),
+Both run as ``init`` and ``seed`` do (``image_seed.run_step``): as the hook runs, in the seam's
+own hardened container, with the URL of the fixture's clone (its owner role),
 the contract's timeout and the executors' output cap.  Whatever a command does wrong is a
 fault of that seam for that fixture (``models.result.Fault``, turn 0) and its cells fail
 honestly; the runner and the other seams go on untouched.
@@ -14,7 +14,9 @@ honestly; the runner and the other seams go on untouched.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import anyio
@@ -34,10 +36,16 @@ from brainbench.orchestrator.stages import Stages
 RECALL_LIMIT = 500
 
 
-def command_runner(process: SeamProcess) -> RunCommand:
-    """The seam's supervised exec, as the memory layer's :data:`RunCommand` (blocking)."""
+def command_runner(process: SeamProcess, record: Callable[[float], None] | None = None) -> RunCommand:
+    """The seam's supervised exec, as the memory layer's :data:`RunCommand` (blocking); ``record``
+    hears each command's wall seconds (the run's phase clock)."""
     def run(argv: Sequence[str], stdin: bytes, env: Mapping[str, str], timeout_s: float) -> HookOutcome:
-        return process.run_command(list(argv), HookCall(payload=stdin, env=dict(env), timeout_s=timeout_s))
+        began = time.monotonic()
+        try:
+            return process.run_command(list(argv), HookCall(payload=stdin, env=dict(env), timeout_s=timeout_s))
+        finally:
+            if record is not None:
+                record(time.monotonic() - began)
 
     return run
 
@@ -51,7 +59,8 @@ def operations_of(seam: SeededSeam, url: str, fixture: Fixture) -> ImageMemory:
     """The image's memory system in one fixture's clone (its operations command must be declared)."""
     argv = seam.contract.operations
     assert argv is not None
-    return ImageMemory(command_runner(seam.active.process), argv, seed_env(url, fixture),
+    return ImageMemory(command_runner(seam.active.process, partial(seam.clock.add, seam.harness, "operations")),
+                       argv, seed_env(url, fixture),
                        seam.contract.operations_timeout_s)
 
 
@@ -61,8 +70,9 @@ async def write_back(seam: SeededSeam, document: Any, url: str, fixture: Fixture
     assert argv is not None
     timeout = seam.contract.write_back_timeout_s
     call = HookCall(payload=document.model_dump_json().encode("utf-8"), env=seed_env(url, fixture), timeout_s=timeout)
-    outcome = await anyio.to_thread.run_sync(seam.active.process.run_command, list(argv), call,
-                                             abandon_on_cancel=True)
+    with seam.clock.timed(seam.harness, "write_back"):
+        outcome = await anyio.to_thread.run_sync(seam.active.process.run_command, list(argv), call,
+                                                 abandon_on_cancel=True)
     return run_failure(f"write_back ({' '.join(argv)})", outcome, timeout)
 
 

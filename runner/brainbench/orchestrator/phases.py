@@ -1,7 +1,8 @@
 """The run's phase clock: wall time per seam and phase, summed into ``_meta.phases``.
 
-Everything is recorded from the run's one event loop (thread work is timed around its
-``await``), so plain dicts suffice.  Concurrent fixtures overlap: the sums are work done,
+Most is recorded from the run's one event loop (thread work is timed around its ``await``);
+the operations command is timed in its worker thread, where ``setdefault`` and ``append``
+are each atomic under the GIL, so plain dicts still suffice.  Concurrent fixtures overlap: the sums are work done,
 not a partition of the wall time.
 """
 
@@ -12,9 +13,7 @@ import math
 import time
 from collections.abc import Iterable, Iterator, Mapping
 
-from brainbench.models.phases import HOOK_DEADLINE_MS, HookCallTimes, PhaseTime, RunPhases, SeamPhases
-
-SEEDED_PHASES = ("template_init", "clone", "seed", "brain_start", "teardown")
+from brainbench.models.phases import HOOK_DEADLINE_MS, SEEDED_PHASES, HookCallTimes, PhaseTime, RunPhases, SeamPhases
 
 
 def percentile(ordered: list[float], q: float) -> float | None:
@@ -79,5 +78,6 @@ def describe(seam: SeamPhases) -> str:
     hooks = (f"hook calls {calls.count} (p50 {calls.p50_ms or 0:.0f} ms, p95 {calls.p95_ms or 0:.0f} ms, "
              f"total {calls.total_s:.1f} s, {calls.over_deadline} over {calls.deadline_ms:.0f} ms)")
     parts = [part("template+init", seam.template_init), part("clone", seam.clone), part("seed", seam.seed),
-             part("brain start", seam.brain_start), hooks, part("teardown", seam.teardown)]
+             part("brain start", seam.brain_start), hooks, part("write-back", seam.write_back),
+             part("operations", seam.operations), part("teardown", seam.teardown)]
     return f"seam {seam.harness}: " + ", ".join(p for p in parts if p)

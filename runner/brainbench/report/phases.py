@@ -5,7 +5,7 @@ from __future__ import annotations
 from brainbench.models.phases import PhaseTime, RunPhases, SeamPhases
 
 HEADER = ["seam", "image", "template+init", "clone", "seed", "brain start", "hook calls", "p50", "p95",
-          "over deadline", "teardown"]
+          "over deadline", "write-back", "operations", "teardown"]
 
 
 def _phase(phase: PhaseTime | None) -> str:
@@ -21,7 +21,7 @@ def seam_row(seam: SeamPhases) -> list[str]:
     return [seam.harness, seam.image or "(ours)", _phase(seam.template_init), _phase(seam.clone),
             _phase(seam.seed), _phase(seam.brain_start), f"{calls.total_s:.2f} s ({calls.count}×)",
             _ms(calls.p50_ms), _ms(calls.p95_ms), f"{calls.over_deadline} over {calls.deadline_ms:.0f} ms",
-            _phase(seam.teardown)]
+            _phase(seam.write_back), _phase(seam.operations), _phase(seam.teardown)]
 
 
 def rows(phases: RunPhases) -> list[list[str]]:
