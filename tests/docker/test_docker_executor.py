@@ -272,3 +272,26 @@ def test_close_removes_everything(hook_image: str, run_id: str, labelled_objects
     assert with_seam(hook_image, run_id, "stream", body) == 1
     containers, networks = labelled_objects(run_id)
     assert containers == [] and networks == []
+
+
+def test_the_images_other_commands_go_through_the_call_server(hook_image: str, run_id: str) -> None:
+    """The seed contract's commands (run_command) run in the seam's call server, not a ``docker exec``
+    each: same stdin, env, exit status and output, a fraction of the engine's time."""
+    from brainbench.executors.docker.exec_call import exec_call
+
+    # What the command's parent is: the call server, or the supervisor of a docker exec (`timeout -s KILL`).
+    command = ["sh", "-c", 'cat; echo "$WHO" >&2; tr "\\0" " " </proc/$PPID/cmdline >&2; exit 4']
+
+    async def body(proc: DockerSeamProcess) -> tuple[list[HookOutcome], HookOutcome]:
+        await proc.call(HookCall(payload("warm"), {}, 10))  # the call server is up
+        call = HookCall(b"the document", {"WHO": "seed"}, 10)
+        served = [await anyio.to_thread.run_sync(proc.run_command, command, call) for _ in range(3)]
+        by_exec = await anyio.to_thread.run_sync(exec_call, proc.box, call, command)
+        return served, by_exec
+
+    served, by_exec = with_seam(hook_image, run_id, "exec", body)
+    for outcome in [*served, by_exec]:
+        assert (outcome.exit_code, outcome.stdout) == (4, b"the document"), outcome
+        assert outcome.stderr.startswith(b"seed\n"), outcome
+    assert b"timeout -s KILL" in by_exec.stderr  # the control: a docker exec's supervisor
+    assert all(b"timeout" not in o.stderr for o in served), [o.stderr for o in served]

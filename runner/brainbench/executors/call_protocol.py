@@ -16,7 +16,7 @@ import itertools
 import json
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from brainbench.models import bounded_json
 
@@ -116,12 +116,13 @@ class CallChannel(abc.ABC):
                                   f"{doc.get('error') or 'no answer'}")
 
     def run(self, call: HookCall, env: Mapping[str, str], grace_s: float, seam: str,
-            files: CallFiles | None = None) -> HookOutcome:
-        """One hook call: a fresh hook process on the server's side, graded like any exec."""
+            files: CallFiles | None = None, argv: Sequence[str] | None = None) -> HookOutcome:
+        """One hook call (or, with ``argv``, another command of the image, for a server whose
+        handshake said ``"argv": true``): a fresh process on the server's side, graded like any exec."""
         started = time.perf_counter()
         request = {"env": dict(env), "timeout_s": max(call.timeout_s, 0.001),
                    "cap": MAX_OUTPUT_BYTES, "stdin": call.payload.decode("utf-8", "surrogateescape"),
-                   "cwd": call.cwd, **(files.as_request() if files else {})}
+                   "cwd": call.cwd, **(files.as_request() if files else {}), **({"argv": list(argv)} if argv else {})}
         raw = self.request(request, call.timeout_s + grace_s)
         elapsed = (time.perf_counter() - started) * 1000
         if raw is None:

@@ -3,10 +3,12 @@
  * bind-mounted read-only into the seam container; see executors/docker/static_helper.py).
  *
  * One JSON request per stdin line, one JSON answer per stdout line, matched by "id":
- *   {"id", "hello": true}                       -> {"id", "ready": true, "pid"}
+ *   {"id", "hello": true}                       -> {"id", "ready": true, "argv": true, "pid"}
  *   {"cancel": id}                              -> kill that call's process group
  *   {"id", "env", "stdin", "cwd", "timeout_s", "cap"}
  *       -> {"id", "exit_code", "stdout", "stderr", "timed_out", "oversize", "run_ms"[, "infra_error"]}
+ * "argv": [...] in a call runs that command instead of the hook (the runner's other commands of the
+ * image: the seed contract's init, seed, write_back and operations), the same way.
  * Each call runs in its own thread: the hook (argv of this program) is fork-exec'd as a
  * fresh process in its own session, fed its stdin, read until both pipes close or the
  * deadline passes; its whole group is killed when it exits (a leaked child holding the
@@ -50,6 +52,7 @@
 extern char **environ;
 
 static char **hook_argv;
+#define ARGV_REFUSED "call server: argv must be a non-empty list of strings"
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t calls_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Where answers go: stdout, or the current listen-mode client.  Every line carries the
@@ -189,7 +192,7 @@ typedef struct { buf_t path, data; } file_t;
 
 typedef struct {
     long id, cancel;
-    int has_id, has_cancel, hello, has_cwd, write_only;
+    int has_id, has_cancel, hello, has_cwd, write_only, has_argv, argv_ok;
     double timeout_s;
     long cap;
     buf_t stdin_data, cwd, nonce, auth;
@@ -197,6 +200,8 @@ typedef struct {
     size_t env_n;
     buf_t *dirs;
     size_t dirs_n;
+    buf_t *argv;  /* a command to run instead of the hook; argv_n 0: the hook */
+    size_t argv_n;
     file_t *files;
     size_t files_n;
     unsigned long gen;
@@ -240,22 +245,25 @@ static void parse_env(cur_t *c, request_t *r) {
     c->p++;
 }
 
-static void parse_dirs(cur_t *c, request_t *r) {
-    if (*c->p != '[') { skip_value(c); return; }
+/* A JSON list's strings into ``items`` (other values skipped); 1 if it was a list of strings only. */
+static int parse_strings(cur_t *c, buf_t **items, size_t *n) {
+    int only_strings = 1;
+    if (*c->p != '[') { skip_value(c); return 0; }
     c->p++;
     ws(c);
     while (c->p < c->end && *c->p != ']' && !c->bad) {
-        if (*c->p != '"') { skip_value(c); }
+        if (*c->p != '"') { skip_value(c); only_strings = 0; }
         else {
-            r->dirs = realloc(r->dirs, sizeof(buf_t) * (r->dirs_n + 1));
-            memset(&r->dirs[r->dirs_n], 0, sizeof(buf_t));
-            parse_string(c, &r->dirs[r->dirs_n++]);
+            *items = realloc(*items, sizeof(buf_t) * (*n + 1));
+            memset(&(*items)[*n], 0, sizeof(buf_t));
+            parse_string(c, &(*items)[(*n)++]);
         }
         ws(c);
         if (c->p < c->end && *c->p == ',') { c->p++; ws(c); }
     }
-    if (c->p >= c->end) { c->bad = 1; return; }
+    if (c->p >= c->end) { c->bad = 1; return 0; }
     c->p++;
+    return only_strings;
 }
 
 static void parse_files(cur_t *c, request_t *r) {
@@ -309,7 +317,8 @@ static int parse_request(const char *line, size_t n, request_t *r) {
         else if (!strcmp(k, "nonce") && *c.p == '"') parse_string(&c, &r->nonce);
         else if (!strcmp(k, "auth") && *c.p == '"') parse_string(&c, &r->auth);
         else if (!strcmp(k, "write_only")) { r->write_only = is_literal(&c, "true"); if (!r->write_only) skip_value(&c); }
-        else if (!strcmp(k, "dirs")) parse_dirs(&c, r);
+        else if (!strcmp(k, "dirs")) (void)parse_strings(&c, &r->dirs, &r->dirs_n);
+        else if (!strcmp(k, "argv")) { r->has_argv = 1; r->argv_ok = parse_strings(&c, &r->argv, &r->argv_n); }
         else if (!strcmp(k, "files")) parse_files(&c, r);
         else skip_value(&c);
         free(key.data);
@@ -328,6 +337,8 @@ static void free_request(request_t *r) {
     free(r->env);
     for (size_t i = 0; i < r->dirs_n; i++) free(r->dirs[i].data);
     free(r->dirs);
+    for (size_t i = 0; i < r->argv_n; i++) free(r->argv[i].data);
+    free(r->argv);
     for (size_t i = 0; i < r->files_n; i++) { free(r->files[i].path.data); free(r->files[i].data.data); }
     free(r->files);
 }
@@ -527,6 +538,12 @@ static void *run_call(void *arg) {
     request_t *r = arg;
     double started = now_ms();
     char why[4200] = "";
+    if (r->has_argv && (!r->argv_ok || !r->argv_n)) {
+        answer_error(r->id, "error", ARGV_REFUSED, r->gen);
+        free_request(r);
+        free(r);
+        return NULL;
+    }
     if (write_files(r, why, sizeof why) != 0 || r->write_only) {
         if (r->write_only && !why[0]) {
             buf_t line = {0};
@@ -558,6 +575,16 @@ static void *run_call(void *arg) {
         return NULL;
     }
     char **env = make_env(r);
+    /* Built before the fork: the child of a threaded process may not allocate. */
+    char **argv = hook_argv;
+    char **own_argv = NULL;
+    if (r->argv_n) {
+        own_argv = calloc(r->argv_n + 1, sizeof(char *));
+        if (own_argv) {
+            for (size_t i = 0; i < r->argv_n; i++) own_argv[i] = r->argv[i].data;
+            argv = own_argv;
+        }
+    }
     pid_t pid = fork();
     int fork_error = errno;
     if (pid == 0) {
@@ -569,7 +596,8 @@ static void *run_call(void *arg) {
         dup2(out[1], 1);
         dup2(err[1], 2);
         if (r->has_cwd && chdir(r->cwd.data) != 0) _exit(75);
-        execvpe(hook_argv[0], hook_argv, env);
+        if (r->argv_n && !own_argv) _exit(127);
+        execvpe(argv[0], argv, env);
         const char *msg = "cannot start hook: ";
         (void)!write(2, msg, strlen(msg));
         (void)!write(2, strerror(errno), strlen(strerror(errno)));
@@ -577,6 +605,7 @@ static void *run_call(void *arg) {
         _exit(127);
     }
     free(env);
+    free(own_argv);
     close(in[0]);
     close(out[1]);
     close(err[1]);
@@ -695,7 +724,7 @@ static void handle(const char *text, size_t n, unsigned long gen) {
         pthread_mutex_unlock(&calls_lock);
     } else if (r->hello) {
         buf_t line = {0};
-        buf_fmt(&line, "{\"id\": %ld, \"ready\": true, \"pid\": %d}", r->id, (int)getpid());
+        buf_fmt(&line, "{\"id\": %ld, \"ready\": true, \"argv\": true, \"pid\": %d}", r->id, (int)getpid());
         send_line(&line, gen);
         free(line.data);
     } else {
@@ -959,7 +988,7 @@ static void *serve_client(void *arg) {
     live_gen = gen;
     pthread_mutex_unlock(&calls_lock);
     line = (buf_t){0};
-    buf_fmt(&line, "{\"id\": %ld, \"ready\": true, \"pid\": %d}", auth.id, (int)getpid());
+    buf_fmt(&line, "{\"id\": %ld, \"ready\": true, \"argv\": true, \"pid\": %d}", auth.id, (int)getpid());
     send_line(&line, gen);
     free(line.data);
     serve_lines(fd, &pending, gen);

@@ -13,10 +13,12 @@ or over the cap), and writes one response line.  Calls run concurrently, one thr
 Framing is the stream codec's: one JSON object per line, answers matched by ``id``.
 Request: ``{"id", "env", "stdin", "cwd", "timeout_s", "cap"}`` (``stdin`` as text, undecodable
 bytes as surrogate escapes), on a remote engine also ``{"files": {path: text}, "dirs": [...]}``
-written before the hook starts (``"write_only": true`` writes and runs nothing); the first
-request ``{"id": 0, "hello": true}`` is the handshake.  Response: ``{"id", "exit_code", "stdout",
-"stderr", "timed_out", "oversize", "run_ms"}``, plus ``infra_error`` when the call could not
-start where asked.
+written before the hook starts (``"write_only": true`` writes and runs nothing), and ``"argv":
+[...]`` runs that command instead of the hook, the same way (the runner's other commands of the
+image: the seed contract's init, seed, write_back and operations); the first request ``{"id": 0,
+"hello": true}`` is the handshake, answered with ``"argv": true`` (this server runs such commands).
+Response: ``{"id", "exit_code", "stdout", "stderr", "timed_out", "oversize", "run_ms"}``, plus
+``infra_error`` when the call could not start where asked.
 
 Listen mode (``call_server.py --listen HOST:PORT [--token-file FILE] -- HOOK [ARG...]``) serves
 the same protocol over TCP, for a seam that runs as a container of its own beside the runner
@@ -29,7 +31,7 @@ sending it, the server first, so the runner proves nothing to a stranger on the 
     client: {"id": 0, "hello": true, "nonce": CN}
     server: {"id": 0, "challenge": SN, "proof": HMAC(token, "brainbench-call-server|CN|SN")}
     client: {"id": 1, "auth": HMAC(token, "brainbench-call-client|CN|SN")}    (only if the proof holds)
-    server: {"id": 1, "ready": true, "pid": ...}
+    server: {"id": 1, "ready": true, "argv": true, "pid": ...}
 
 (HMAC-SHA256 in hex; nonces of 16 to 128 hex digits).  Anything else is refused and the
 connection closed, within ``HELLO_TIMEOUT_S``; at most ``MAX_PENDING`` connections wait to
@@ -209,7 +211,15 @@ def write_files(request):
         os.replace(temp, path)
 
 
+ARGV_REFUSED = "call server: argv must be a non-empty list of strings"
+
+
 def run_call(argv, request, session=None):
+    if "argv" in request:
+        argv = request["argv"]
+        if not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)):
+            return {"exit_code": None, "stdout": "", "stderr": "", "timed_out": False, "oversize": None,
+                    "run_ms": 0.0, "error": ARGV_REFUSED}
     session = session or Session(_stdout_write)
     started = time.monotonic()
     write_files(request)
@@ -318,7 +328,7 @@ def serve(argv, lines, session):
             session.cancel(request["cancel"])
             continue
         if request.get("hello"):
-            session.send({"id": request.get("id"), "ready": True, "pid": os.getpid()})
+            session.send({"id": request.get("id"), "ready": True, "argv": True, "pid": os.getpid()})
             continue
         if not start_thread(_serve_one, argv, request, session):
             session.send(not_started(request.get("id")))
@@ -402,7 +412,7 @@ class Listener:
             try:
                 conn.settimeout(None)
                 session = Session(conn.sendall)
-                session.send({"id": rid, "ready": True, "pid": os.getpid()})
+                session.send({"id": rid, "ready": True, "argv": True, "pid": os.getpid()})
                 try:
                     serve(self.argv, _socket_lines(conn, rest), session)
                 finally:

@@ -1,11 +1,10 @@
 """Seed contract v1, the runner's side: init an image-seeded seam's template, seed a clone per fixture.
 
-``init`` and ``seed`` run in the seam's own warm container as supervised ``docker exec``s
-(``SeamProcess.run_command``): the user, read-only root, capabilities, limits and network
-(the brain's socket or the run's internal network, nothing else) are exactly the hook's,
-and the in-container ``timeout -s KILL`` kills a hanging command and its process group.
-Not the call server: it needs a Python 3 in the image, and a memory system's image
-need not have one.
+``init`` and ``seed`` run in the seam's own warm container as the hook runs
+(``SeamProcess.run_command``: through the container's call server, else a supervised
+``docker exec``): the user, read-only root, capabilities, limits and network (the brain's
+socket or the run's internal network, nothing else) are exactly the hook's, and a hanging
+command is killed with its process group at its timeout.
 
 A seam whose contract says ``"server": "private"`` keeps its databases on the Postgres
 server its provider started for it alone (``SeamProcess.brain_server_url``), as that

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,6 +54,7 @@ class CallServer(CallChannel):
         self.variant = variant
         self.handle: HijackedExec | None = None
         self.stderr_tail = b""
+        self.runs_commands = False  # set by the handshake
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self, handshake_s: float, in_call: bool = False) -> None:
@@ -69,7 +71,10 @@ class CallServer(CallChannel):
             self.handle.send(json.dumps(SOURCE).encode() + b"\n")
         self.alive = True
         threading.Thread(target=self._read, name="bb-call-server", daemon=True).start()
-        if not self.hello(handshake_s).get("ready"):
+        answer = self.hello(handshake_s)
+        # Ours runs other commands of the image too; an older one would run the hook instead.
+        self.runs_commands = answer.get("argv") is True
+        if not answer.get("ready"):
             self.close()
             why = self.stderr_tail.decode("utf-8", "replace").strip() or "no answer"
             raise CallServerError(f"{self.variant} call server did not start in {seam.image_ref}: {why}")
@@ -106,6 +111,7 @@ class CallServer(CallChannel):
         """Copy a call's files in ahead of it (stream mode on a remote engine)."""
         super().write_files(files, self.seam.executor.limits.call_grace_s, self.seam.seam)
 
-    def call(self, call: HookCall, files: CallFiles | None = None) -> HookOutcome:
+    def call(self, call: HookCall, files: CallFiles | None = None, argv: Sequence[str] | None = None) -> HookOutcome:
         executor = self.seam.executor
-        return self.run(call, self.seam.container_env(call.env), executor.limits.call_grace_s, self.seam.seam, files)
+        return self.run(call, self.seam.container_env(call.env), executor.limits.call_grace_s, self.seam.seam, files,
+                        argv)
