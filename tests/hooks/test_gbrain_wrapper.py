@@ -57,6 +57,56 @@ printf '{"script":"%s","source":"%s","home":"%s","stdin_bytes":%s}\n' "$(basenam
 """
 
 
+# bun for the warm worker (harness_images/gbrain/worker.ts and client.ts speak this protocol): worker.ts
+# serves one JSON line {tool, env, stdin} per connection with one line {status, stdout, stderr}, saying
+# which process answered; client.ts sends a call and exits 111 when nothing answers.  Other scripts: as
+# FAKE_BUN, run alone.
+FAKE_BUN_WITH_WORKER = r"""#!/usr/bin/env python3
+import json, os, socket, sys
+script = os.path.basename(sys.argv[1])
+if script == "worker.ts":
+    if os.environ.get("FAKE_WORKER_BROKEN") == "1":
+        sys.exit(1)
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(sys.argv[2])
+    server.listen()
+    with open(os.environ["FAKE_LOG"] + ".workers", "a") as log:
+        log.write(f"{os.getpid()}\n")
+    while True:
+        conn, _ = server.accept()
+        data = b""
+        while not data.endswith(b"\n"):
+            data += conn.recv(65536)
+        req = json.loads(data)
+        out = {"via": "worker", "pid": os.getpid(), "tool": req["tool"], "home": req["env"].get("GBRAIN_HOME"),
+               "source": req["env"].get("BRAINBENCH_SOURCE"), "stdin_bytes": len(req["stdin"])}
+        status = 3 if req["stdin"] == "fail" else 0
+        conn.sendall((json.dumps({"status": status, "stdout": json.dumps(out) + "\n", "stderr": "worker ran\n"})
+                      + "\n").encode())
+        conn.close()
+elif script == "client.ts":
+    call = {"tool": sys.argv[3], "env": {k: os.environ[k] for k in ("GBRAIN_HOME", "BRAINBENCH_SOURCE")},
+            "stdin": sys.stdin.read()}
+    conn = socket.socket(socket.AF_UNIX)
+    try:
+        conn.connect(sys.argv[2])
+    except OSError:
+        sys.exit(111)
+    conn.sendall((json.dumps(call) + "\n").encode())
+    reply = b""
+    while chunk := conn.recv(65536):
+        reply += chunk
+    answer = json.loads(reply)
+    sys.stdout.write(answer["stdout"])
+    sys.stderr.write(answer["stderr"])
+    sys.exit(answer["status"])
+else:
+    stdin = sys.stdin.read()
+    print(json.dumps({"via": "alone", "script": script, "home": os.environ.get("GBRAIN_HOME"),
+                      "stdin_bytes": len(stdin)}))
+"""
+
+
 @pytest.fixture
 def sandbox(tmp_path: Path) -> Iterator[dict[str, str]]:
     fake = tmp_path / "gbrain"
@@ -69,10 +119,33 @@ def sandbox(tmp_path: Path) -> Iterator[dict[str, str]]:
            "BB_GBRAIN_SEED": str(tmp_path / "ours" / "seed.ts"), "BB_GBRAIN_STATE": str(tmp_path / "state"),
            "FAKE_LOG": str(tmp_path / "serves.log"), "TMPDIR": str(tmp_path),
            "BRAINBENCH_DATABASE_URL": 'postgresql://o:p"w@db/brain_1', "BRAINBENCH_SOURCE": "teambrain",
-           "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+           "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
+           # Our tools run alone here; the warm worker has tests of its own below.
+           "BB_GBRAIN_WORKER": "0"}
     yield env
     for line in _serves(env):  # leave no serve behind
         _kill(int(line.split()[0]))
+    for line in _workers(env):
+        _kill(int(line))
+
+
+def _workers(env: dict[str, str]) -> list[str]:
+    log = Path(env["FAKE_LOG"] + ".workers")
+    return log.read_text().splitlines() if log.exists() else []
+
+
+@pytest.fixture
+def warm(sandbox: dict[str, str], tmp_path: Path) -> dict[str, str]:
+    bun = tmp_path / "bun-with-worker"
+    bun.write_text(FAKE_BUN_WITH_WORKER)
+    bun.chmod(0o755)
+    return {**sandbox, "BB_GBRAIN_BUN": str(bun), "BB_GBRAIN_WORKER": "1", "BB_GBRAIN_WORKER_WAIT_S": "5"}
+
+
+def _tool(env: dict[str, str], verb: str, stdin: bytes = b'{"x": 1}',
+          **extra: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(["sh", str(WRAPPER), verb], input=stdin, env={**env, **extra}, capture_output=True,
+                          timeout=60, check=False)
 
 
 def _serves(env: dict[str, str]) -> list[str]:
@@ -201,3 +274,50 @@ def test_write_back_and_operations_run_our_scripts_on_the_brain_s_home(sandbox: 
         assert config["database_url"] == sandbox["BRAINBENCH_DATABASE_URL"]
     unknown = subprocess.run(["sh", str(WRAPPER), "compact"], env=sandbox, capture_output=True, timeout=30, check=False)
     assert unknown.returncode == 2 and b"write-back or operations" in unknown.stderr
+
+
+def test_our_tools_run_in_one_warm_worker_across_databases_and_sources(warm: dict[str, str]) -> None:
+    seeded = _tool(warm, "seed")
+    assert seeded.returncode == 0, seeded.stderr
+    first = json.loads(seeded.stdout)
+    assert (first["via"], first["tool"], first["source"], first["stdin_bytes"]) == ("worker", "seed", "teambrain", 8)
+    assert b"worker ran" in seeded.stderr  # the tool's stderr, as if it had run alone
+    # Another fixture's database and source, other tools: the same worker, each call with its own brain.
+    wrote = json.loads(_tool(warm, "write-back", BRAINBENCH_DATABASE_URL="postgresql://o@db/brain_2",
+                             BRAINBENCH_SOURCE="default").stdout)
+    read = json.loads(_tool(warm, "operations", b'{"op": "recall"}').stdout)
+    assert (wrote["tool"], read["tool"]) == ("write-back", "operations")
+    assert first["pid"] == wrote["pid"] == read["pid"] and len(_workers(warm)) == 1
+    assert wrote["source"] == "default" and wrote["home"] != first["home"] == read["home"]
+    config = json.loads((Path(wrote["home"]) / ".gbrain" / "config.json").read_text())
+    assert config["database_url"] == "postgresql://o@db/brain_2"
+    # The tool's failure is the call's exit status.
+    failed = _tool(warm, "seed", b"fail")
+    assert failed.returncode == 3 and b"worker ran" in failed.stderr
+    # A worker that died is started again on the next call.
+    _kill(first["pid"])
+    time.sleep(0.2)
+    again = json.loads(_tool(warm, "seed").stdout)
+    assert again["via"] == "worker" and again["pid"] != first["pid"] and len(_workers(warm)) == 2
+
+
+def test_a_busy_or_missing_worker_leaves_the_call_to_a_process_of_its_own(warm: dict[str, str]) -> None:
+    import fcntl
+
+    state = Path(warm["BB_GBRAIN_STATE"])
+    state.mkdir(parents=True, exist_ok=True)
+    with open(state / "worker.lock", "w") as lock:  # another call holds the worker
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        began = time.monotonic()
+        busy = _tool(warm, "seed")
+        assert time.monotonic() - began < 5  # it did not wait for the worker
+    assert busy.returncode == 0, busy.stderr
+    answer = json.loads(busy.stdout)
+    assert (answer["via"], answer["script"], answer["stdin_bytes"]) == ("alone", "seed.ts", 8)
+    assert _workers(warm) == []
+    # A worker that never comes up: the call runs alone once the wait is over, with its stdin whole.
+    broken = _tool(warm, "write-back", b'{"op": "recall"}', FAKE_WORKER_BROKEN="1", BB_GBRAIN_WORKER_WAIT_S="1")
+    assert broken.returncode == 0, broken.stderr
+    answer = json.loads(broken.stdout)
+    assert (answer["via"], answer["script"], answer["stdin_bytes"]) == ("alone", "write-back.ts", 16)
+    assert not list(Path(warm["TMPDIR"]).glob("bb-gbrain-in.*"))  # the stdin copy is gone either way
