@@ -1,6 +1,6 @@
 """gbrain's real Claude Code hook image on the full committed corpus: wall time and where it goes.
 
-Usage: .venv/bin/python benchmarks/gbrain_image.py [--image IMAGE] [--jobs N] [--no-warm-up]
+Usage: .venv/bin/python benchmarks/gbrain_image.py [--image IMAGE] [--keep-result FILE] [--no-warm-up]
                                                    [brainbench run args...]
 
 Runs ``brainbench run --executor docker --image claude-code=IMAGE --harness claude-code`` on the
@@ -34,7 +34,7 @@ PRIVATE_BRAIN_IMAGE = "brainbench/postgres-vector:latest"
 REPO = Path(__file__).resolve().parents[1]
 # What measure() records (results.json adds update_docs' stamp: measured_on, load_1m, cores).
 FIELDS = ("image", "exit", "wall_s", "jobs", "warm_up", "fixtures", "turns", "seed_failures", "faults",
-          "load_1m_before", "phases", "shares")
+          "load_1m_before", "phases", "cpus", "shares")
 
 
 def unavailable(image: str = IMAGE) -> str | None:
@@ -57,8 +57,9 @@ def unavailable(image: str = IMAGE) -> str | None:
     return None
 
 
-def measure(args: list[str], image: str = IMAGE, warm_up: bool = True) -> dict[str, Any]:
-    """One run of the image on the committed corpus: wall time, phases, and what the run graded."""
+def measure(args: list[str], image: str = IMAGE, warm_up: bool = True, keep: Path | None = None) -> dict[str, Any]:
+    """One run of the image on the committed corpus: wall time, phases, and what the run graded;
+    ``keep``: also copy the run's result there (to compare turn rows between runs)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "result.json"
         command = [sys.executable, "-m", "brainbench.cli", "run", "--executor", "docker",
@@ -72,6 +73,8 @@ def measure(args: list[str], image: str = IMAGE, warm_up: bool = True) -> dict[s
         if not out.is_file():
             raise RuntimeError(f"brainbench run exited {proc.returncode} without a result: {proc.stderr[-2000:]}")
         doc = json.loads(out.read_text())
+        if keep is not None:
+            keep.write_text(out.read_text())
     meta = doc["_meta"]
     phases = meta.get("phases") or {}
     seam = next((s for s in phases.get("seams", []) if s["harness"] == "claude-code"), None)
@@ -85,6 +88,7 @@ def measure(args: list[str], image: str = IMAGE, warm_up: bool = True) -> dict[s
             "turns": len({(r["fixture_id"], r["turn_id"]) for r in doc["turn_rows"]}),
             "seed_failures": len(doc["seed_failures"]), "faults": len(meta.get("faults", [])),
             "load_1m_before": round(load, 1), "phases": seam,
+            "cpus": next((s.get("cpus") for s in meta["run"]["seams"] if s["harness"] == "claude-code"), None),
             "shares": {k: round(100 * v, 1) for k, v in shares.items()}}
 
 
@@ -104,13 +108,17 @@ def line(row: dict[str, Any]) -> str:
             f"{part('template_init')}, clone {part('clone')}, seed {part('seed')}, brain start (warm-up call) "
             f"{part('brain_start')}, hook calls {calls['total_s']:.0f} s/{calls['count']} (p50 "
             f"{calls['p50_ms'] or 0:.0f} ms, p95 {calls['p95_ms'] or 0:.0f} ms, {calls['over_deadline']} over "
-            f"{calls['deadline_ms']:.0f} ms), teardown {part('teardown')}; shares: {share}")
+            f"{calls['deadline_ms']:.0f} ms), write-back {part('write_back')}, operations {part('operations')}, "
+            f"teardown {part('teardown')}; CPUs per seam container {row.get('cpus') or 'no quota'}; shares: {share}")
 
 
 def main(argv: list[str]) -> int:
     image, warm_up = IMAGE, True
     if argv[:1] == ["--image"]:
         image, argv = argv[1], argv[2:]
+    keep = None
+    if argv[:1] == ["--keep-result"]:
+        keep, argv = Path(argv[1]), argv[2:]
     if "--no-warm-up" in argv:
         warm_up, argv = False, [a for a in argv if a != "--no-warm-up"]
     why = unavailable(image)
@@ -118,7 +126,7 @@ def main(argv: list[str]) -> int:
         print(f"gbrain_image: not run: {why}", file=sys.stderr)
         return 2
     try:
-        row = measure(argv, image, warm_up)
+        row = measure(argv, image, warm_up, keep)
     except RuntimeError as exc:
         print(f"gbrain_image: {exc}", file=sys.stderr)
         return 2

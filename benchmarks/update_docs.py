@@ -4,7 +4,8 @@
     .venv/bin/python benchmarks/update_docs.py --only suite,suite-profile   # the test suite's (≈ 25 min)
     .venv/bin/python benchmarks/update_docs.py --render-only   # re-render the tables from benchmarks/results.json
     .venv/bin/python benchmarks/update_docs.py --only gate --executor docker --mode exec   # one row
-    .venv/bin/python benchmarks/update_docs.py --only gbrain-image   # gbrain's real hook image (minutes)
+    .venv/bin/python benchmarks/update_docs.py --only gbrain-image   # gbrain's real hook image (minutes;
+                                 # BRAINBENCH_GBRAIN_IMAGE_RESULT=FILE keeps that run's result JSON)
 
 Measurements land in benchmarks/results.json (each row with its date, the 1-minute
 load average and the core count, so a noisy number says so); the tables are
@@ -171,7 +172,8 @@ def measure_gbrain_image(rows: dict[str, Any]) -> None:
         return
     print("gbrain-image: brainbench run --executor docker --image claude-code=brainbench/gbrain:latest …", flush=True)
     stamp = _stamp()
-    rows["gbrain-image"] = {**gbrain_image.measure([]), **stamp}
+    keep = os.environ.get("BRAINBENCH_GBRAIN_IMAGE_RESULT")  # also keep the run's result (turn rows)
+    rows["gbrain-image"] = {**gbrain_image.measure([], keep=Path(keep) if keep else None), **stamp}
     print(f"  {gbrain_image.line(rows['gbrain-image'])}")
 
 
