@@ -16,11 +16,13 @@ from pathlib import Path
 
 import anyio
 
+from brainbench.brain.budget import cores
 from brainbench.executors.base import Executor, ExecutorError, RunContext, SeamLaunch, SeamProcess
 from brainbench.harnesses.registry import SEAMS, SeamSpec
 from brainbench.models.config import RunConfig
 from brainbench.models.result import SeamInfo
 from brainbench.models.seed import BrainContract, BrainContractError, brain_contract_of
+from brainbench.orchestrator.call_slots import SlottedProcess, call_slots
 
 
 @dataclass
@@ -44,17 +46,20 @@ def provider_for(config: RunConfig, harness: str) -> str:
 
 
 def images_over_cores(config: RunConfig, jobs: int, cores: int) -> str | None:
-    """A warning when ``--jobs`` asks for more fixtures at once than the machine has cores and a seam runs
-    an image: such a hook may keep deadlines of its own that no result can see (gbrain's gives up after
-    800 ms and injects nothing), so under that load its answers, and so its grades, may change
-    (docs/GBRAIN.md, "How many jobs").  Our own adapters keep none: their grades do not depend on load."""
+    """A note when ``--jobs`` asks for more fixtures at once than an image's container has CPUs: its hook
+    calls wait for a slot (orchestrator/call_slots.py), so that a deadline the image keeps of its own (gbrain's
+    hook gives up after 800 ms and injects nothing) does not depend on our concurrency; the run says so, since
+    those fixtures then take turns (docs/GBRAIN.md, "How many jobs").  Our own adapters keep no deadlines and
+    are not slotted."""
     images = {h: o.image for h in dict.fromkeys(config.harnesses) if (o := config.seams.get(h)) and o.image}
-    if jobs <= cores or not images:
+    quota = config.cpus if config.cpus is not None else seam_cpus(config, cores)
+    slots = call_slots(min(quota, cores) if quota else None, cores)  # as the provider caps it
+    if jobs <= slots or not images:
         return None
     named = ", ".join(f"{h} ({image})" for h, image in images.items())
-    return (f"warning: --jobs {jobs} on {cores} core(s) with an image behind seam(s) {named}: a hook that keeps a "
-            "deadline of its own may answer late or not at all under that load, and is graded as it answered; "
-            f"compare a run at --jobs {cores} or fewer (docs/GBRAIN.md)")
+    return (f"note: --jobs {jobs} with an image behind seam(s) {named}: each gets at most {slots} hook call(s) at "
+            f"once (its container's CPUs, on {cores} core(s)), so that a deadline an image keeps of its own does not "
+            "depend on --jobs; the fixtures' other work still overlaps (docs/GBRAIN.md)")
 
 
 def remote_docker(config: RunConfig) -> bool:
@@ -161,6 +166,8 @@ async def start_seam(config: RunConfig, providers: Providers, harness: str, work
                     brain_contract=brain.version if brain else None,
                     brain_not_applicable=brain.not_applicable() if brain else None)
     timeout = (override.timeout_s if override and override.timeout_s else None) or config.timeout_s
+    if image and process.mode == "exec":
+        process = SlottedProcess(process, call_slots(process.cpus, cores()))
     return ActiveSeam(spec, process, info, timeout, dict(override.env) if override else {}, brain,
                       production_image=image)
 

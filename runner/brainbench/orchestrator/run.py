@@ -582,9 +582,9 @@ def _terminate(signum: int, _frame: object) -> None:
     raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
-def _warn_images_over_cores(config: RunConfig, choice: Concurrency, notify: Progress) -> None:
-    if (warning := images_over_cores(config, choice.jobs, choice.cores)) is not None:
-        notify(warning)
+def _note_images_over_cores(config: RunConfig, choice: Concurrency, notify: Progress) -> None:
+    if (note := images_over_cores(config, choice.jobs, choice.cores)) is not None:
+        notify(note)
 
 
 def _open_budgeted(config: RunConfig, runner: Runner, notify: Progress) -> PostgresServer:
@@ -595,11 +595,11 @@ def _open_budgeted(config: RunConfig, runner: Runner, notify: Progress) -> Postg
         capacity = probe_capacity(server.database_url("postgres"))
         runner.concurrency = choose_concurrency(config.jobs, modes, capacity)
         notify(describe_choice(runner.concurrency, capacity))
-        _warn_images_over_cores(config, runner.concurrency, notify)
+        _note_images_over_cores(config, runner.concurrency, notify)
         return server
     runner.concurrency = choose_concurrency(config.jobs, modes)
     notify(describe_choice(runner.concurrency))
-    _warn_images_over_cores(config, runner.concurrency, notify)
+    _note_images_over_cores(config, runner.concurrency, notify)
     if remote_docker(config):
         # A remote engine cannot reach the embedded server's socket: the brain runs there.
         from brainbench.executors.docker.remote_brain import RemoteBrain, describe
