@@ -222,3 +222,41 @@ def test_a_bad_share_setting_is_one_line(corpus: tuple[Path, Path], tmp_path: Pa
     assert proc.returncode == 2, proc.stderr
     assert "BRAINBENCH_BRAIN_SHARE: statement_s: Input should be greater than 0" in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_lost_watchdog_connection_is_replaced_not_the_runs_failure(pg_server: Any) -> None:
+    """The watchdog's connection can be lost mid-run (a statement timeout under load, a backend ended
+    from outside); a seed's last check (``over_size``, from the runner's thread) then opens a new one
+    instead of failing the run with the driver's error (once, under the full suite's load: "the brain
+    database failed: the connection is closed")."""
+    import uuid
+
+    import psycopg
+    from brainbench.brain.databases import BrainDatabases
+    from brainbench.brain.image_brains import ImageSeededBrains
+    from brainbench.brain.shares import ShareLedger
+    from brainbench.brain.watchdog import ShareWatchdog
+    from brainbench.models.share import BrainShare
+
+    run_id = uuid.uuid4().hex[:10]
+    dbs = BrainDatabases(pg_server, run_id)
+    share = BrainShare(clone_bytes=32 << 20, poll_s=3600)  # no pass of its own: only the seed's check
+    watchdog = ShareWatchdog(pg_server.admin_url, f"bb_{run_id}_", share, ShareLedger(), dbs.seam_of, dbs.clones)
+    try:
+        dbs.prepare()
+        brains = ImageSeededBrains(dbs, "codex", "bbtest/seed")
+        brains.prepare_template()
+        brains.seal_template()
+        clone = brains.clone()
+        watchdog.start()
+        dbs.watchdog = watchdog
+        assert brains.over_share(clone.name) is None
+        lost = watchdog._conn
+        assert lost is not None
+        with psycopg.connect(pg_server.admin_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (lost.info.backend_pid,))
+        assert brains.over_share(clone.name) is None  # answered on a new connection
+        assert watchdog._conn is not None and watchdog._conn is not lost and not watchdog._conn.closed
+    finally:
+        watchdog.close()
+        dbs.close()

@@ -81,10 +81,17 @@ class ShareWatchdog:
             except psycopg.Error:
                 # A server that went away is the runner's own failure to report, on its own
                 # connections; the watchdog tries again with a new one.
-                with contextlib.suppress(psycopg.Error):
-                    if self._conn is not None:
-                        self._conn.close()
-                    self._conn = self._connect()
+                with self._lock, contextlib.suppress(psycopg.Error):
+                    self._reconnect()
+
+    def _reconnect(self) -> None:
+        """A new connection in place of the old (the caller holds the lock: ``over_size`` may be
+        using the old one from the runner's thread, and must never meet it closed)."""
+        if self._conn is not None:
+            with contextlib.suppress(psycopg.Error):
+                self._conn.close()
+        self._conn = None
+        self._conn = self._connect()
 
     def check(self) -> None:
         """One pass (the thread calls it every ``poll_s``; tests call it directly)."""
@@ -172,7 +179,14 @@ class ShareWatchdog:
             for name, owner, seam in self._clones():
                 if name != database:
                     continue
-                row = self._conn.execute("SELECT pg_database_size(%s)", (database,)).fetchone()
+                try:
+                    row = self._conn.execute("SELECT pg_database_size(%s)", (database,)).fetchone()
+                except psycopg.OperationalError:
+                    # Its connection was lost (a statement timeout under load, a terminated backend):
+                    # the watchdog's own trouble, not the run's; once more on a new one.
+                    self._reconnect()
+                    assert self._conn is not None
+                    row = self._conn.execute("SELECT pg_database_size(%s)", (database,)).fetchone()
                 if row is not None and row[0] is not None and int(row[0]) > self.share.clone_bytes:
                     self.cut_off(database, owner, seam, int(row[0]))
         return self.oversized.get(database)
