@@ -140,13 +140,14 @@ class DockerExecutor(Executor):
     # -- run-scoped resources ----------------------------------------------------------------
     def _prepare(self, url: str | None) -> None:
         api = self.api
-        self.engine_cpus = api.retry(api.client.info).get("NCPU")
+        info = api.retry(api.client.info)
+        self.engine_cpus = info.get("NCPU")
         if self.config.sweep_on_start:
             sweep_dead_runs(api, current_run_id=self.run_id)
         # The static server is bind-mounted from this machine: not on an engine that cannot see it.
         if self.config.call_server in ("auto", "static") and not self.remote:
             helper = helper_binary()
-            if helper and same_architecture(api.client.info().get("Architecture")):
+            if helper and same_architecture(info.get("Architecture")):
                 self.static_helper = self._stage_helper(helper)
         if url:
             target = parse_target(url)
