@@ -52,7 +52,7 @@ def images_over_cores(config: RunConfig, jobs: int, cores: int) -> str | None:
     those fixtures then take turns (docs/GBRAIN.md, "How many jobs").  Our own adapters keep no deadlines and
     are not slotted."""
     images = {h: o.image for h in dict.fromkeys(config.harnesses) if (o := config.seams.get(h)) and o.image}
-    quota = config.cpus if config.cpus is not None else seam_cpus(config, cores)
+    quota = config.limits(seam_cpus(config, cores)).cpus  # the run context's quota, --cpus or the default
     slots = call_slots(min(quota, cores) if quota else None, cores)  # as the provider caps it
     if jobs <= slots or not images:
         return None
