@@ -145,6 +145,30 @@ def test_a_stopped_server_is_diagnosed_in_its_own_words(short_scratch: Path) -> 
         server.close()
 
 
+def test_a_server_that_cannot_start_says_why_and_leaves_nothing(short_scratch: Path) -> None:
+    # Started directly (not through pg_ctl -w): a postmaster that exits is seen at once, in its own words.
+    began = time.monotonic()
+    with pytest.raises(ServerError, match=r"postgres failed \(exit 1\): .*max_connections"):
+        EmbeddedPostgres(short_scratch, max_connections=0)
+    assert time.monotonic() - began < 30  # never the start timeout
+    assert not [p for p in short_scratch.iterdir() if not p.name.startswith(LOCK_PREFIX)]
+
+
+def test_a_stopped_server_is_gone_and_reaped_and_starts_again(short_scratch: Path) -> None:
+    server = EmbeddedPostgres(short_scratch)
+    try:
+        pid = server._postmaster
+        assert pid is not None
+        server.stop()
+        assert not Path(f"/proc/{pid}").exists()  # exited and reaped: no zombie left behind
+        server.start()
+        assert server._postmaster != pid
+        assert _write_and_read(server, "back") == ["back"]
+    finally:
+        server.close()
+    assert not server.root.exists()
+
+
 _RACE = """
 import pwd, sys, time
 from brainbench.brain.server import ensure_system_user
