@@ -127,6 +127,15 @@ def seam_modes(config: RunConfig) -> list[Mode]:
     return modes
 
 
+def seams_side_by_side(executor: str, images: list[str | None]) -> bool:
+    """Whether a fixture's seams replay at once: each reads the brain through its own role and keeps
+    its own transcript, so nothing of one reaches another, and the run's calls then fill the cores
+    its jobs alone leave idle.  Not with an image behind a seam (``images``: each seam's, None for our
+    adapters; a sidecar's may be anyone's): a production hook's own deadline (gbrain's 800 ms) must not
+    depend on how many of our calls run beside it, as its call slots already keep it from --jobs."""
+    return executor != "sidecar" and all(image is None for image in images)
+
+
 class Runner:
     """Replays the plan through the seams; what comes after (write-back, the result) is ``stages``'
     (None: a runner that only plans, as ``brainbench run`` uses one to count the work)."""
@@ -196,21 +205,31 @@ class Runner:
                           slug_sources: dict[str, set[str]], harnesses: list[str] | None = None,
                           image_urls: dict[str, str] | None = None) -> list[SeamReplay]:
         """Replay through ``harnesses`` (default: every seam); ``image_urls`` are image-seeded brains."""
-        replays = []
-        for harness in self.seams if harnesses is None else harnesses:
+        names = list(self.seams if harnesses is None else harnesses)
+        done: dict[str, SeamReplay] = {}
+
+        async def one_seam(harness: str) -> None:
             seam = self.seams[harness]
             workdir = workroot / harness / key  # inside the seam's own mounted subtree
             # Each seam logs in with its own role (read-only on our brain, owner of its image-seeded
             # clone), never with the runner's URL.
             url = (image_urls or {}).get(harness) or brain.hook_urls[harness]
             env = {**seam.env, **self._env(url, item.fixture.source, workdir)}
-            replays.append(await replay_fixture(item, seam.spec, seam.process, suites=suites, env=env,
-                                                workdir=workdir, timeout_s=seam.timeout_s,
-                                                slug_sources=slug_sources, keep=self.config.keep,
-                                                image=seam.production_image, share=self.ledger,
-                                                events=seam.brain.events.get(harness) if seam.brain else None))
-            self.clock.hook_calls(harness, replays[-1].durations_ms)
-        return replays
+            done[harness] = await replay_fixture(item, seam.spec, seam.process, suites=suites, env=env,
+                                                 workdir=workdir, timeout_s=seam.timeout_s,
+                                                 slug_sources=slug_sources, keep=self.config.keep,
+                                                 image=seam.production_image, share=self.ledger,
+                                                 events=seam.brain.events.get(harness) if seam.brain else None)
+            self.clock.hook_calls(harness, done[harness].durations_ms)
+
+        if seams_side_by_side(self.config.executor, [self.seams[h].production_image for h in names]):
+            async with anyio.create_task_group() as tg:
+                for harness in names:
+                    tg.start_soon(one_seam, harness)
+        else:
+            for harness in names:
+                await one_seam(harness)
+        return [done[harness] for harness in names]
 
     async def _warm_up(self, item: LoadedFixture, image_urls: dict[str, str], workroot: Path) -> None:
         """One ungraded call per image-seeded brain before its first graded turn (orchestrator/warm_up.py)."""
