@@ -1,11 +1,11 @@
 // bb-gbrain's side of the warm worker (worker.ts): sends one tool call (its stdin and the env the tool
 // reads), prints the worker's answer as the tool would have, and exits with its status.  It imports
-// nothing of gbrain, so it starts in bun's own ~10 ms.  Exit 111: the worker could not be reached and
+// nothing of gbrain (engine.ts loads gbrain only when a tool asks for it), so it starts in bun's own ~10 ms.  Exit 111: the worker could not be reached and
 // nothing was sent; bb-gbrain then runs the tool in a process of its own.
 import { connect } from "node:net";
+import { CALL_ENV } from "./engine.ts";
 
 const [socketPath, tool] = process.argv.slice(2);
-const CALL_ENV = ["GBRAIN_HOME", "BRAINBENCH_DATABASE_URL", "BRAINBENCH_SOURCE", "BB_GBRAIN_VERSION"];
 const env: Record<string, string> = {};
 for (const name of CALL_ENV) {
   const value = process.env[name];

@@ -2,6 +2,9 @@
 // by bb-gbrain), shared by our tools (seed.ts, write-back.ts, operations.ts), whether each runs in a
 // process of its own or in the warm worker (worker.ts).  Only this glue is ours.
 export const GBRAIN = process.env.BB_GBRAIN_SRC ?? "/opt/gbrain";
+// The only variables a tool call carries to the warm worker (client.ts sends them, worker.ts sets
+// them): what bb-gbrain gives a tool.
+export const CALL_ENV = ["GBRAIN_HOME", "BRAINBENCH_DATABASE_URL", "BRAINBENCH_SOURCE", "BB_GBRAIN_VERSION"];
 
 // A tool's answer: what it printed and its exit status (0, or 1 with one line on stderr).
 export type Io = { out: (text: string) => void; err: (text: string) => void };

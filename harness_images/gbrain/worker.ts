@@ -12,14 +12,12 @@
 // Request: one line of JSON {tool, env, stdin}; answer: one line {status, stdout, stderr}.
 import { createServer } from "node:net";
 import { chmodSync, rmSync } from "node:fs";
-import { runTool, type Tool } from "./engine.ts";
+import { CALL_ENV, runTool, type Tool } from "./engine.ts";
 import { operations } from "./operations.ts";
 import { seed } from "./seed.ts";
 import { writeBack } from "./write-back.ts";
 
 const TOOLS: Record<string, Tool> = { seed, "write-back": writeBack, operations };
-// The only variables a call may set: what bb-gbrain gives a tool.
-const CALL_ENV = ["GBRAIN_HOME", "BRAINBENCH_DATABASE_URL", "BRAINBENCH_SOURCE", "BB_GBRAIN_VERSION"];
 const [socketPath] = process.argv.slice(2);
 if (!socketPath) {
   process.stderr.write("usage: bun worker.ts SOCKET\n");
