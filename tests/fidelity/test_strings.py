@@ -97,3 +97,23 @@ def test_sql_lower_and_ilike_on_a_real_brain(brain: tuple[psycopg.Connection, st
         conn.execute("TRUNCATE facts")
         insert_fact(conn, "default", fact=text, source="bench:seed")
         assert fact_keyword_probe(conn, "default", [keyword]) is want, (text, keyword)
+
+
+@pytest.mark.parametrize("name", ["LU", "LL", "L", "N"])
+def test_letter_classes_hold_exactly_their_tables_characters(name: str) -> None:
+    # The classes are written as the characters themselves: each range's ends and their neighbours
+    # are in the class exactly when the table says so, in both regex engines the code uses.
+    import re
+
+    import regex
+    from brainbench import jscase
+    from brainbench.jscase import tables
+
+    ranges = getattr(tables, name)
+    body = {"LU": jscase.UPPER, "LL": jscase.LOWER, "L": jscase.LETTER, "N": jscase.NUMBER}[name]
+    probes = {c for a, b in ranges for c in (a - 1, a, b, b + 1) if 0 <= c <= 0x10FFFF and not 0xD800 <= c <= 0xDFFF}
+    probes |= {ord(c) for c in "\\]^-[ az"}
+    members = {c for c in probes if any(a <= c <= b for a, b in ranges)}
+    for engine in (re, regex):
+        pattern = engine.compile(f"[{body}]")
+        assert {c for c in probes if pattern.fullmatch(chr(c))} == members
