@@ -9,10 +9,10 @@ and ``round`` rounds half to even where JS rounds half toward +infinity.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 __all__ = [
@@ -131,9 +131,10 @@ def _quote(s: str) -> str:
     # JSON.stringify escapes only '"', '\\' and C0 controls (short forms where JSON
     # has them) plus lone surrogates; everything else -- non-ASCII, DEL, U+2028 --
     # is emitted raw.  Python's C encoder with ensure_ascii=False escapes exactly
-    # the same set (same lowercase \u00xx form) except surrogates, patched after.
-    out = json.dumps(s, ensure_ascii=False)
-    if _SURROGATE.search(s):
+    # the same set (same lowercase \u00xx form) except surrogates, patched after.  The encoder's
+    # own string function, not json.dumps: no encoder object per string.
+    out = encode_basestring(s)
+    if not s.isascii() and _SURROGATE.search(s):
         out = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
     return out
 
@@ -146,6 +147,8 @@ def _is_array_index(key: str) -> bool:
 
 def _js_key_order(keys: list[str]) -> list[str]:
     """Property order of a JS object: array-index keys ascending, then insertion order."""
+    if not any(k[:1].isdigit() for k in keys):
+        return keys  # the usual case: no key can be an array index
     index_keys = sorted((k for k in keys if _is_array_index(k)), key=int)
     return index_keys + [k for k in keys if not _is_array_index(k)]
 
