@@ -105,6 +105,12 @@ def render_readme(doc: dict[str, Any]) -> str:
         result = _skipped(image) if "skipped" in image else gbrain_image.line(image)
         lines.append("| gbrain's real Claude Code hook image on the committed corpus (claude-code seam, Docker, exec; "
                      f"`brainbench/gbrain:latest`) | `benchmarks/gbrain_image.py` | {result} | {_when_any(image)} |")
+    grown = rows.get("gbrain-image-scale")
+    if grown is not None:
+        result = _skipped(grown) if "skipped" in grown else gbrain_image.scaling_line(grown)
+        lines.append("| the same image on a seed-42 generated corpus at 1× and 10× the default counts: does its run "
+                     "grow linearly? | `benchmarks/gbrain_image.py --scale 10` | "
+                     f"{result} | {_when_any(grown)} |")
     cold = rows.get("cold")
     if cold is not None:
         for key, what in COLD_ROWS:

@@ -1,7 +1,7 @@
 """gbrain's real Claude Code hook image on the full committed corpus: wall time and where it goes.
 
 Usage: .venv/bin/python benchmarks/gbrain_image.py [--image IMAGE] [--keep-result FILE] [--no-warm-up]
-                                                   [brainbench run args...]
+                                                   [--scale K] [brainbench run args...]
 
 Runs ``brainbench run --executor docker --image claude-code=IMAGE --harness claude-code`` on the
 committed corpus (the image is ``brainbench/gbrain:latest``, built by ``scripts/build-gbrain
@@ -10,6 +10,11 @@ phase breakdown (``_meta.phases``): template and ``init``, a clone and a ``seed`
 the brain's start (the warm-up call: ``gbrain serve``), the graded hook calls (p50, p95, and how
 many ran over gbrain's 800 ms deadline) and teardown.  Phases of concurrent fixtures overlap, so
 shares are of the summed phase time, not of the wall time.
+
+``--scale K`` instead runs the image on a seed-42 generated corpus at 1× and at K× the default
+category counts (as ``benchmarks/scale_run.py`` does for our own seams): wall time per graded turn
+and per phase at both sizes, so that a real memory system's run is seen to grow linearly with
+its corpus (``scaling()``, ``scaling_line()``).
 
 Without a Docker engine or without the image it measures nothing and says why
 (``unavailable()``); ``update_docs.py --only gbrain-image`` then keeps an earlier row or writes
@@ -27,7 +32,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine import docker_client  # a sibling script, not a package
+import gate_run  # sibling scripts, not a package
+from engine import docker_client
 
 IMAGE = "brainbench/gbrain:latest"
 PRIVATE_BRAIN_IMAGE = "brainbench/postgres-vector:latest"
@@ -57,11 +63,15 @@ def unavailable(image: str = IMAGE) -> str | None:
     return None
 
 
-def measure(args: list[str], image: str = IMAGE, warm_up: bool = True, keep: Path | None = None) -> dict[str, Any]:
-    """One run of the image on the committed corpus: wall time, phases, and what the run graded;
-    ``keep``: also copy the run's result there (to compare turn rows between runs)."""
+def measure(args: list[str], image: str = IMAGE, warm_up: bool = True, keep: Path | None = None,
+            scale: int | None = None) -> dict[str, Any]:
+    """One run of the image on the committed corpus (or, with ``scale``, a generated one that size):
+    wall time, phases, and what the run graded; ``keep``: also copy the run's result there (to
+    compare turn rows between runs)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "result.json"
+        if scale is not None:
+            args = [*gate_run._scaled_corpus(scale, Path(tmp)), *args]
         command = [sys.executable, "-m", "brainbench.cli", "run", "--executor", "docker",
                    "--image", f"claude-code={image}", "--harness", "claude-code", "--quiet",
                    "--out", str(out), "--ledger", str(Path(tmp) / "ledger.jsonl"), *args]
@@ -112,6 +122,53 @@ def line(row: dict[str, Any]) -> str:
             f"teardown {part('teardown')}; CPUs per seam container {row.get('cpus') or 'no quota'}; shares: {share}")
 
 
+# What scaling() records per size, and for the pair (results.json adds update_docs' stamp).
+SCALE_FIELDS = ("scale", "wall_s", "fixtures", "turns", "exit", "faults", "seed_failures", "s_per_turn",
+                "s_per_fixture", "hook_p50_ms", "hook_p95_ms", "over_deadline", "hook_calls", "load_1m_before")
+SCALING_FIELDS = ("image", "jobs", "cpus", "runs", "turn_ratio", "wall_ratio", "per_turn_ratio")
+
+
+def _size(row: dict[str, Any], scale: int) -> dict[str, Any]:
+    calls = row["phases"]["hook_calls"]
+    return {"scale": scale, "wall_s": row["wall_s"], "fixtures": row["fixtures"], "turns": row["turns"],
+            "exit": row["exit"], "faults": row["faults"], "seed_failures": row["seed_failures"],
+            "s_per_turn": round(row["wall_s"] / max(1, row["turns"]), 3),
+            "s_per_fixture": round(row["wall_s"] / max(1, row["fixtures"]), 3),
+            "hook_p50_ms": calls["p50_ms"], "hook_p95_ms": calls["p95_ms"],
+            "over_deadline": calls["over_deadline"], "hook_calls": calls["count"],
+            "load_1m_before": row["load_1m_before"]}
+
+
+def scaling(args: list[str], scale: int, image: str = IMAGE) -> dict[str, Any]:
+    """The image on a generated corpus at 1× and at ``scale``×: is the larger run's wall time the
+    smaller one's times the growth in graded turns?  (``per_turn_ratio`` 1.00 = linear.)"""
+    return summarise(measure(args, image, scale=1), measure(args, image, scale=scale), scale)
+
+
+def summarise(small: dict[str, Any], large: dict[str, Any], scale: int) -> dict[str, Any]:
+    """The scaling row of two ``measure()`` rows, at 1× and at ``scale``×."""
+    runs = [_size(small, 1), _size(large, scale)]
+    return {"image": large["image"], "jobs": large["jobs"], "cpus": large["cpus"], "runs": runs,
+            "turn_ratio": round(runs[1]["turns"] / max(1, runs[0]["turns"]), 2),
+            "wall_ratio": round(runs[1]["wall_s"] / max(0.1, runs[0]["wall_s"]), 2),
+            "per_turn_ratio": round(runs[1]["s_per_turn"] / max(0.001, runs[0]["s_per_turn"]), 2)}
+
+
+def scaling_line(row: dict[str, Any]) -> str:
+    """The README's result cell for the scaling row."""
+    small, large = row["runs"]
+
+    def size(got: dict[str, Any]) -> str:
+        return (f"{got['scale']}×: {got['fixtures']} fixtures, {got['turns']} turns, **{got['wall_s']:.1f} s** "
+                f"({got['s_per_turn']:.2f} s per turn; hook p50 {got['hook_p50_ms'] or 0:.0f} ms, p95 "
+                f"{got['hook_p95_ms'] or 0:.0f} ms, {got['over_deadline']} of {got['hook_calls']} calls over "
+                f"800 ms; {got['faults']} faults, {got['seed_failures']} seed failures, exit {got['exit']})")
+
+    return (f"{size(small)}; {size(large)}; {row['turn_ratio']:.2f}× the turns took {row['wall_ratio']:.2f}× the "
+            f"time: wall per turn at {large['scale']}× is {row['per_turn_ratio']:.2f}× that at 1× (1.00 = linear) "
+            f"at --jobs {row['jobs']}, CPUs per seam container {row.get('cpus') or 'no quota'}")
+
+
 def main(argv: list[str]) -> int:
     image, warm_up = IMAGE, True
     if argv[:1] == ["--image"]:
@@ -121,11 +178,19 @@ def main(argv: list[str]) -> int:
         keep, argv = Path(argv[1]), argv[2:]
     if "--no-warm-up" in argv:
         warm_up, argv = False, [a for a in argv if a != "--no-warm-up"]
+    scale = None
+    if argv[:1] == ["--scale"]:
+        scale, argv = int(argv[1]), argv[2:]
     why = unavailable(image)
     if why:
         print(f"gbrain_image: not run: {why}", file=sys.stderr)
         return 2
     try:
+        if scale is not None:
+            grown = scaling(argv, scale, image)
+            print(json.dumps(grown, indent=2))
+            print(scaling_line(grown))
+            return 0
         row = measure(argv, image, warm_up, keep)
     except RuntimeError as exc:
         print(f"gbrain_image: {exc}", file=sys.stderr)

@@ -6,6 +6,7 @@
     .venv/bin/python benchmarks/update_docs.py --only gate --executor docker --mode exec   # one row
     .venv/bin/python benchmarks/update_docs.py --only gbrain-image   # gbrain's real hook image (minutes;
                                  # BRAINBENCH_GBRAIN_IMAGE_RESULT=FILE keeps that run's result JSON)
+    .venv/bin/python benchmarks/update_docs.py --only gbrain-image-scale   # the same at 1× and 10× (an hour)
 
 Measurements land in benchmarks/results.json (each row with its date, the 1-minute
 load average and the core count, so a noisy number says so); the tables are
@@ -36,7 +37,9 @@ PARTS = ("gate", "scale", "cold", "stream", "exec", "trace", "scaling")
 # The test suite's own time and where its CPU goes: minutes each, so only when asked for.
 SUITE_PARTS = ("suite", "suite-profile")
 # gbrain's real hook image on the committed corpus: minutes, and it needs the image, so only when asked for.
-IMAGE_PARTS = ("gbrain-image",)
+IMAGE_PARTS = ("gbrain-image", "gbrain-image-scale")
+# The generated corpus' size for gbrain-image-scale, against 1×.
+IMAGE_SCALE = 10
 # Modules shown in docs/TESTING.md's "where the suite's CPU goes" table.
 PROFILE_TOP = 12
 
@@ -177,6 +180,22 @@ def measure_gbrain_image(rows: dict[str, Any]) -> None:
     print(f"  {gbrain_image.line(rows['gbrain-image'])}")
 
 
+def measure_gbrain_image_scale(rows: dict[str, Any]) -> None:
+    import gbrain_image
+
+    why = gbrain_image.unavailable()
+    if why:
+        print(f"gbrain-image-scale: not measured: {why}" + ("; keeping the earlier measurement"
+                                                           if "gbrain-image-scale" in rows else ""))
+        if "gbrain-image-scale" not in rows or "skipped" in rows["gbrain-image-scale"]:
+            rows["gbrain-image-scale"] = {"skipped": why, "measured_on": dt.date.today().isoformat()}
+        return
+    print(f"gbrain-image-scale: the image on generated corpora at 1× and {IMAGE_SCALE}× …", flush=True)
+    stamp = _stamp()
+    rows["gbrain-image-scale"] = {**gbrain_image.scaling([], IMAGE_SCALE), **stamp}
+    print(f"  {gbrain_image.scaling_line(rows['gbrain-image-scale'])}")
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--render-only", action="store_true", help="only re-render the tables from results.json")
@@ -203,7 +222,8 @@ def main(argv: list[str]) -> int:
                     "stream": lambda: measure_stream(rows), "exec": lambda: measure_exec(rows),
                     "trace": lambda: measure_trace(rows), "scaling": lambda: measure_scaling(rows),
                     "suite": lambda: measure_suite(rows), "suite-profile": lambda: measure_suite_profile(rows),
-                    "gbrain-image": lambda: measure_gbrain_image(rows)}
+                    "gbrain-image": lambda: measure_gbrain_image(rows),
+                    "gbrain-image-scale": lambda: measure_gbrain_image_scale(rows)}
         for part in (p for p in PARTS + SUITE_PARTS + IMAGE_PARTS if p in parts):
             try:
                 measures[part]()

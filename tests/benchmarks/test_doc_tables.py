@@ -46,7 +46,7 @@ def test_recorded_rows_hold_what_the_scripts_measure() -> None:
     rows = doc_tables.load()["rows"]
     gate_keys = [key for key, _, _ in doc_tables.GATE_ROWS]
     known = {*gate_keys, "cold", "stream-overhead", "exec-overhead", "trace-overhead", "scaling", "suite",
-             "suite-profile", "gbrain-image", "mutation"}
+             "suite-profile", "gbrain-image", "gbrain-image-scale", "mutation"}
     assert set(rows) <= known, sorted(rows)
     if "gbrain-image" in rows:
         row = rows["gbrain-image"]
@@ -55,6 +55,14 @@ def test_recorded_rows_hold_what_the_scripts_measure() -> None:
         else:
             assert set(row) == {*gbrain_image.FIELDS, *STAMP}
             gbrain_image.line(row)  # renders with the current script's format
+    if "gbrain-image-scale" in rows:
+        row = rows["gbrain-image-scale"]
+        if "skipped" in row:
+            assert set(row) == {"skipped", "measured_on"}
+        else:
+            assert set(row) == {*gbrain_image.SCALING_FIELDS, *STAMP}
+            assert [set(got) for got in row["runs"]] == [set(gbrain_image.SCALE_FIELDS)] * 2
+            gbrain_image.scaling_line(row)
     for key in gate_keys:
         row = rows.get(key)
         if row is None:
@@ -139,3 +147,21 @@ def test_the_gbrain_image_benchmark_says_why_it_did_not_run(capsys: pytest.Captu
     assert said.startswith("gbrain_image: not run: ")
     # With an engine it names the missing image and how to build it; without one, that there is no engine.
     assert f"image {missing} is not on the engine (build it: scripts/build-gbrain" in said or "no Docker engine" in said
+
+
+def test_the_gbrain_image_scaling_row_judges_wall_time_per_graded_turn() -> None:
+    def row(wall: float, fixtures: int, turns: int, over: int) -> dict[str, object]:
+        calls = {"count": turns, "p50_ms": 600.0, "p95_ms": 900.0, "over_deadline": over, "total_s": 1.0,
+                 "max_ms": 1000.0, "deadline_ms": 800}
+        return {"image": "brainbench/gbrain:latest", "exit": 0, "wall_s": wall, "jobs": 2, "fixtures": fixtures,
+                "turns": turns, "seed_failures": 0, "faults": 0, "load_1m_before": 0.1, "cpus": 2.0,
+                "phases": {"hook_calls": calls}}
+
+    # Ten times the turns in 9.5 times the time (start-up amortised): 0.95 of the wall per turn.
+    grown = gbrain_image.summarise(row(100.0, 10, 200, 3), row(950.0, 100, 2000, 30), 10)
+    assert set(grown) == set(gbrain_image.SCALING_FIELDS)
+    assert [set(got) for got in grown["runs"]] == [set(gbrain_image.SCALE_FIELDS)] * 2
+    assert (grown["turn_ratio"], grown["wall_ratio"], grown["per_turn_ratio"]) == (10.0, 9.5, 0.95)
+    said = gbrain_image.scaling_line(grown)
+    assert "10×: 100 fixtures, 2000 turns, **950.0 s** (0.47 s per turn" in said
+    assert "30 of 2000 calls over 800 ms" in said and "is 0.95× that at 1× (1.00 = linear)" in said
