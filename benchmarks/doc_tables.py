@@ -13,7 +13,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-import gbrain_image  # a sibling script, not a package
+import gbrain_image  # sibling scripts, not a package
+import versus_gbrain
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results.json"
@@ -100,6 +101,12 @@ def render_readme(doc: dict[str, Any]) -> str:
         if "calls" in row and key == "gate/local/stream/scale3":
             what = f"{what}: {row['fixtures']} fixtures, {row['calls']} calls"
         lines.append(f"| {what} | `{command}` | {result} | {_when(row)} |")
+    versus = rows.get("versus-gbrain")
+    if versus is not None:
+        result = _skipped(versus) if "skipped" in versus else versus_gbrain.line(versus)
+        lines.append("| full gate run, embedded default, on gbrain's own corpus, paired against gbrain's own "
+                     "`gbrain eval brainbench` | `benchmarks/versus_gbrain.py` | "
+                     f"{result} | {_when_any(versus)} |")
     image = rows.get("gbrain-image")
     if image is not None:
         result = _skipped(image) if "skipped" in image else gbrain_image.line(image)

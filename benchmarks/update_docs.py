@@ -7,6 +7,8 @@
     .venv/bin/python benchmarks/update_docs.py --only gbrain-image   # gbrain's real hook image (minutes;
                                  # BRAINBENCH_GBRAIN_IMAGE_RESULT=FILE keeps that run's result JSON)
     .venv/bin/python benchmarks/update_docs.py --only gbrain-image-scale   # the same at 1× and 10× (an hour)
+    .venv/bin/python benchmarks/update_docs.py --only versus-gbrain   # the embedded gate run against gbrain's
+                                 # own BrainBench on its corpus, paired (needs scripts/build-gbrain's staging)
 
 Measurements land in benchmarks/results.json (each row with its date, the 1-minute
 load average and the core count, so a noisy number says so); the tables are
@@ -36,8 +38,9 @@ GATE_KEYS = {("local", "stream"): "gate/local/stream", ("local", "exec"): "gate/
 PARTS = ("gate", "scale", "cold", "stream", "exec", "trace", "scaling")
 # The test suite's own time and where its CPU goes: minutes each, so only when asked for.
 SUITE_PARTS = ("suite", "suite-profile")
-# gbrain's real hook image on the committed corpus: minutes, and it needs the image, so only when asked for.
-IMAGE_PARTS = ("gbrain-image", "gbrain-image-scale")
+# gbrain's real hook image (minutes, and it needs the image) and gbrain's own bench (it needs a gbrain
+# checkout): only when asked for.
+IMAGE_PARTS = ("gbrain-image", "gbrain-image-scale", "versus-gbrain")
 # The generated corpus' size for gbrain-image-scale, against 1×.
 IMAGE_SCALE = 10
 # Modules shown in docs/TESTING.md's "where the suite's CPU goes" table.
@@ -196,6 +199,22 @@ def measure_gbrain_image_scale(rows: dict[str, Any]) -> None:
     print(f"  {gbrain_image.scaling_line(rows['gbrain-image-scale'])}")
 
 
+def measure_versus_gbrain(rows: dict[str, Any]) -> None:
+    import versus_gbrain
+
+    why = versus_gbrain.unavailable()
+    if why:
+        print(f"versus-gbrain: not measured: {why}" + ("; keeping the earlier measurement"
+                                                      if "versus-gbrain" in rows else ""))
+        if "versus-gbrain" not in rows or "skipped" in rows["versus-gbrain"]:
+            rows["versus-gbrain"] = {"skipped": why, "measured_on": dt.date.today().isoformat()}
+        return
+    print("versus-gbrain: brainbench run against gbrain eval brainbench on gbrain's corpus, paired …", flush=True)
+    stamp = _stamp()
+    rows["versus-gbrain"] = {**versus_gbrain.measure(), **stamp}
+    print(f"  {versus_gbrain.line(rows['versus-gbrain'])}")
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--render-only", action="store_true", help="only re-render the tables from results.json")
@@ -223,7 +242,8 @@ def main(argv: list[str]) -> int:
                     "trace": lambda: measure_trace(rows), "scaling": lambda: measure_scaling(rows),
                     "suite": lambda: measure_suite(rows), "suite-profile": lambda: measure_suite_profile(rows),
                     "gbrain-image": lambda: measure_gbrain_image(rows),
-                    "gbrain-image-scale": lambda: measure_gbrain_image_scale(rows)}
+                    "gbrain-image-scale": lambda: measure_gbrain_image_scale(rows),
+                    "versus-gbrain": lambda: measure_versus_gbrain(rows)}
         for part in (p for p in PARTS + SUITE_PARTS + IMAGE_PARTS if p in parts):
             try:
                 measures[part]()

@@ -34,6 +34,7 @@ scale_run = _load("scale_run")
 suite_time = _load("suite_time")
 suite_profile = _load("suite_profile")
 gbrain_image = _load("gbrain_image")
+versus_gbrain = _load("versus_gbrain")
 
 
 def test_committed_tables_are_what_the_scripts_render() -> None:
@@ -46,7 +47,7 @@ def test_recorded_rows_hold_what_the_scripts_measure() -> None:
     rows = doc_tables.load()["rows"]
     gate_keys = [key for key, _, _ in doc_tables.GATE_ROWS]
     known = {*gate_keys, "cold", "stream-overhead", "exec-overhead", "trace-overhead", "scaling", "suite",
-             "suite-profile", "gbrain-image", "gbrain-image-scale", "mutation"}
+             "suite-profile", "gbrain-image", "gbrain-image-scale", "versus-gbrain", "mutation"}
     assert set(rows) <= known, sorted(rows)
     if "gbrain-image" in rows:
         row = rows["gbrain-image"]
@@ -55,6 +56,13 @@ def test_recorded_rows_hold_what_the_scripts_measure() -> None:
         else:
             assert set(row) == {*gbrain_image.FIELDS, *STAMP}
             gbrain_image.line(row)  # renders with the current script's format
+    if "versus-gbrain" in rows:
+        row = rows["versus-gbrain"]
+        if "skipped" in row:
+            assert set(row) == {"skipped", "measured_on"}
+        else:
+            assert set(row) == {*versus_gbrain.FIELDS, *STAMP}
+            versus_gbrain.line(row)
     if "gbrain-image-scale" in rows:
         row = rows["gbrain-image-scale"]
         if "skipped" in row:
@@ -165,3 +173,10 @@ def test_the_gbrain_image_scaling_row_judges_wall_time_per_graded_turn() -> None
     said = gbrain_image.scaling_line(grown)
     assert "10×: 100 fixtures, 2000 turns, **950.0 s** (0.47 s per turn" in said
     assert "30 of 2000 calls over 800 ms" in said and "is 0.95× that at 1× (1.00 = linear)" in said
+
+
+def test_the_paired_benchmark_against_gbrain_says_why_it_did_not_run(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    assert versus_gbrain.main(["--gbrain", str(tmp_path / "no-checkout")]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith("versus_gbrain: not run: no ") and "no-checkout/src/cli.ts (a gbrain checkout" in said
