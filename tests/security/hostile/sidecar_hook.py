@@ -12,6 +12,7 @@ picks the attack:
            then no call finds a process or thread to start with.
 """
 
+import fcntl
 import json
 import os
 import signal
@@ -24,14 +25,17 @@ FORGED = {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additiona
 
 
 def count() -> int:
+    """This call's number.  Calls run concurrently (--jobs): under a lock, or two of them could read the
+    file while a third had just truncated it, start again from 1, and so never be the HOSTILE_AT-th."""
+    fd = os.open(COUNTER, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        with open(COUNTER) as handle:
-            seen = int(handle.read() or 0)
-    except OSError:
-        seen = 0
-    with open(COUNTER, "w") as handle:
-        handle.write(str(seen + 1))
-    return seen + 1
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        seen = int(os.read(fd, 32) or 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, str(seen + 1).encode())
+        return seen + 1
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def detach() -> bool:
