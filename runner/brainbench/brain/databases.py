@@ -243,13 +243,18 @@ class BrainDatabases:
             if line not in self.problems:
                 self.problems.append(line)
 
-    def close(self) -> list[str]:
-        """Drop everything the run created, past every failure; returns what is still on the server."""
+    def close(self, drop: bool = True) -> list[str]:
+        """Drop everything the run created, past every failure; returns what is still on the server.
+
+        ``drop=False`` for a server deleted whole right after (the embedded one): only the runner's
+        connections close, since dropping one database after another there is time for nothing."""
         with self._lock:
             for brain in self._idle:
                 brain.conn.close()
             self._idle.clear()
             names = list(reversed(self._created))
+        if not drop:
+            return []
         for name in names:
             self.drop(name)
         return self.leftovers()

@@ -184,6 +184,7 @@ class EmbeddedPostgres:
     """A private PostgreSQL in a temp dir; ``close`` stops it and deletes everything."""
 
     private = True  # every database on it is ours to lock down
+    throwaway = True  # close() deletes the cluster: every database and role on it goes with it
 
     def __init__(self, parent: Path | None = None, max_connections: int = DEFAULT_MAX_CONNECTIONS) -> None:
         self.max_connections = max_connections  # sized by the run's connection budget (brain/budget.py)

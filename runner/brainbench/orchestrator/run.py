@@ -511,7 +511,7 @@ class Runner:
                 # A dead server cannot drop anything: its leftovers are a later sweep's (owner label).
                 # A live one that refused a drop is said at the end (exit 2, cli_run.report_result).
                 with contextlib.suppress(psycopg.Error):
-                    self.leftovers = await anyio.to_thread.run_sync(dbs.close)
+                    self.leftovers = await anyio.to_thread.run_sync(dbs.close, not getattr(server, "throwaway", False))
                 if not self.config.keep:
                     shutil.rmtree(workroot, ignore_errors=True)
                 else:  # kept on purpose: unlabelled, so no sweep ever takes it
