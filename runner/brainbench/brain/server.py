@@ -185,6 +185,7 @@ class EmbeddedPostgres:
 
     private = True  # every database on it is ours to lock down
     throwaway = True  # close() deletes the cluster: every database and role on it goes with it
+    fresh = True  # a new cluster (a copy of an initdb that never ran): no run's databases on it to sweep
 
     def __init__(self, parent: Path | None = None, max_connections: int = DEFAULT_MAX_CONNECTIONS) -> None:
         self.max_connections = max_connections  # sized by the run's connection budget (brain/budget.py)

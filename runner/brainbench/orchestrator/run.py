@@ -438,7 +438,8 @@ class Runner:
             async def prepare_brains() -> None:
                 self.events.phase("building the brain template (dead runs' databases swept, schema migrated)")
                 try:
-                    await anyio.to_thread.run_sync(sweep_databases, server)
+                    if not getattr(server, "fresh", False):
+                        await anyio.to_thread.run_sync(sweep_databases, server)
                     await anyio.to_thread.run_sync(sweep_run_dirs)
                     await anyio.to_thread.run_sync(lambda: sweep_lock_files(min_age_s=LOCK_FILE_KEEP_S))
                     await anyio.to_thread.run_sync(dbs.prepare)
