@@ -1,4 +1,4 @@
-"""A fixture's seams replay at the same time (orchestrator/run.py ``seams_side_by_side``): each reads
+"""A fixture's seams replay at the same time (orchestrator/launch.py ``seams_side_by_side``): each reads
 the brain through its own role and keeps its own transcript, so the run's calls fill the cores its
 jobs leave idle; with an image behind a seam they keep taking turns, so that the image's own
 deadline never depends on our calls beside it."""
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from brainbench.orchestrator.run import seams_side_by_side
+from brainbench.orchestrator.launch import ActiveSeam, seams_side_by_side
 from reference_corpus import copy_reference_corpus  # type: ignore[import-not-found]
 
 SEAMS = ("openclaw", "claude-code", "codex")
@@ -55,9 +55,14 @@ def test_the_seams_of_one_fixture_are_called_at_the_same_time(corpus: tuple[Path
     assert doc["_meta"]["faults"] == []
 
 
+def _seam(image: str | None) -> ActiveSeam:
+    return ActiveSeam(spec=None, process=None, info=None, timeout_s=1.0, env={},  # type: ignore[arg-type]
+                      production_image=image)
+
+
 def test_an_image_behind_a_seam_keeps_the_seams_taking_turns() -> None:
-    assert seams_side_by_side("local", [None, None, None])
-    assert seams_side_by_side("docker", [None, None])  # our own adapters' images
-    assert not seams_side_by_side("docker", [None, "brainbench/gbrain:latest"])
-    assert not seams_side_by_side("local", ["example/memory:1"])
-    assert not seams_side_by_side("sidecar", [None])  # a sidecar's image may be anyone's
+    assert seams_side_by_side("local", [_seam(None)] * 3)
+    assert seams_side_by_side("docker", [_seam(None)] * 2)  # our own adapters' images
+    assert not seams_side_by_side("docker", [_seam(None), _seam("brainbench/gbrain:latest")])
+    assert not seams_side_by_side("local", [_seam("example/memory:1")])
+    assert not seams_side_by_side("sidecar", [_seam(None)])  # a sidecar's image may be anyone's

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +36,15 @@ class ActiveSeam:
     brain: BrainContract | None = None
     # The image swapped in behind the seam (--image, seams.toml); None for our own adapters.
     production_image: str | None = None
+
+
+def seams_side_by_side(executor: str, seams: Sequence[ActiveSeam]) -> bool:
+    """Whether a fixture's seams replay at once: each reads the brain through its own role and keeps
+    its own transcript, so nothing of one reaches another, and the run's calls then fill the cores
+    its jobs alone leave idle.  Not with an image behind a seam (a sidecar's may be anyone's): a
+    production hook's own deadline (gbrain's 800 ms) must not depend on how many of our calls run
+    beside it, as its call slots already keep it from --jobs."""
+    return executor != "sidecar" and all(seam.production_image is None for seam in seams)
 
 
 def provider_for(config: RunConfig, harness: str) -> str:

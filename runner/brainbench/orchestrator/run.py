@@ -64,6 +64,7 @@ from brainbench.orchestrator.launch import (
     provider_for,
     remote_docker,
     run_context,
+    seams_side_by_side,
     start_seams,
 )
 from brainbench.orchestrator.outcome import FixtureOutcome, key_records, resumed_outcomes, utc_iso
@@ -125,15 +126,6 @@ def seam_modes(config: RunConfig) -> list[Mode]:
         override = config.seams.get(harness)
         modes.append((override.mode if override and override.mode else None) or config.mode)
     return modes
-
-
-def seams_side_by_side(executor: str, images: list[str | None]) -> bool:
-    """Whether a fixture's seams replay at once: each reads the brain through its own role and keeps
-    its own transcript, so nothing of one reaches another, and the run's calls then fill the cores
-    its jobs alone leave idle.  Not with an image behind a seam (``images``: each seam's, None for our
-    adapters; a sidecar's may be anyone's): a production hook's own deadline (gbrain's 800 ms) must not
-    depend on how many of our calls run beside it, as its call slots already keep it from --jobs."""
-    return executor != "sidecar" and all(image is None for image in images)
 
 
 class Runner:
@@ -222,7 +214,7 @@ class Runner:
                                                  events=seam.brain.events.get(harness) if seam.brain else None)
             self.clock.hook_calls(harness, done[harness].durations_ms)
 
-        if seams_side_by_side(self.config.executor, [self.seams[h].production_image for h in names]):
+        if seams_side_by_side(self.config.executor, [self.seams[h] for h in names]):
             async with anyio.create_task_group() as tg:
                 for harness in names:
                     tg.start_soon(one_seam, harness)
@@ -405,7 +397,8 @@ class Runner:
         # An image that seeds its own brain has no path to our reference memory system's brain.
         seams = {h: s for h, s in self.seams.items() if h not in self.seeded}
         unit = TrustUnit(brain=lambda: self._brain(dbs), seams=seams, stages=self._stages, workroot=workroot,
-                         env=self._env, keep=self.config.keep, share=self.ledger)
+                         env=self._env, keep=self.config.keep, share=self.ledger,
+                         side_by_side=seams_side_by_side(self.config.executor, list(seams.values())))
         score, shown = await unit.run(item)
         suite = trust_suite(item) or ""
         for seam in self._image_seams(suite).values():  # seed contract v2: through its operations command

@@ -61,6 +61,7 @@ class TrustUnit:
     env: Callable[[str, str, Path], dict[str, str]]
     keep: bool = False
     share: ShareLedger | None = None  # a call during which its seam went over its share is its own fault
+    side_by_side: bool = True  # launch.seams_side_by_side: the seams' later sessions at once, or in turn
 
     async def run(self, item: LoadedFixture) -> tuple[TrustFixtureScore, Capture]:
         try:
@@ -104,12 +105,17 @@ class TrustUnit:
                 ops.close()
 
     async def _capture_all(self, item: LoadedFixture, brain: Brain, scenario: Scenario, arm: Arm) -> dict[str, Capture]:
-        """Every harness's later session; each seam is its own processes, so they replay side by side."""
+        """Every harness's later session: side by side (each seam is its own processes), or in turn when an
+        image is behind one (``launch.seams_side_by_side``)."""
         captures: dict[str, Capture] = {}
 
         async def one(harness: str) -> None:
             captures[harness] = await self._capture(item, brain, scenario, harness, arm)
 
+        if not self.side_by_side:
+            for harness in self.seams:
+                await one(harness)
+            return captures
         async with anyio.create_task_group() as tg:
             for harness in self.seams:
                 tg.start_soon(one, harness)
