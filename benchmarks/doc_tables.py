@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +91,17 @@ def _skipped(row: dict[str, Any]) -> str:
     return f"not measured: {row['skipped']}"
 
 
+# Rows that need what a machine may lack (gbrain's image, a gbrain checkout): key, what, command, renderer.
+OPTIONAL_ROWS: tuple[tuple[str, str, str, Callable[[dict[str, Any]], str]], ...] = (
+    ("versus-gbrain", "full gate run, embedded default, on gbrain's own corpus, paired against gbrain's own "
+     "`gbrain eval brainbench`", "benchmarks/versus_gbrain.py", versus_gbrain.line),
+    ("gbrain-image", "gbrain's real Claude Code hook image on the committed corpus (claude-code seam, Docker, exec; "
+     "`brainbench/gbrain:latest`)", "benchmarks/gbrain_image.py", gbrain_image.line),
+    ("gbrain-image-scale", "the same image on a seed-42 generated corpus at 1× and 10× the default counts: does its "
+     "run grow linearly?", "benchmarks/gbrain_image.py --scale 10", gbrain_image.scaling_line),
+)
+
+
 def render_readme(doc: dict[str, Any]) -> str:
     rows = doc["rows"]
     lines = ["| what | command (`.venv/bin/python …`) | result | measured |", "|---|---|---|---|"]
@@ -101,23 +113,11 @@ def render_readme(doc: dict[str, Any]) -> str:
         if "calls" in row and key == "gate/local/stream/scale3":
             what = f"{what}: {row['fixtures']} fixtures, {row['calls']} calls"
         lines.append(f"| {what} | `{command}` | {result} | {_when(row)} |")
-    versus = rows.get("versus-gbrain")
-    if versus is not None:
-        result = _skipped(versus) if "skipped" in versus else versus_gbrain.line(versus)
-        lines.append("| full gate run, embedded default, on gbrain's own corpus, paired against gbrain's own "
-                     "`gbrain eval brainbench` | `benchmarks/versus_gbrain.py` | "
-                     f"{result} | {_when_any(versus)} |")
-    image = rows.get("gbrain-image")
-    if image is not None:
-        result = _skipped(image) if "skipped" in image else gbrain_image.line(image)
-        lines.append("| gbrain's real Claude Code hook image on the committed corpus (claude-code seam, Docker, exec; "
-                     f"`brainbench/gbrain:latest`) | `benchmarks/gbrain_image.py` | {result} | {_when_any(image)} |")
-    grown = rows.get("gbrain-image-scale")
-    if grown is not None:
-        result = _skipped(grown) if "skipped" in grown else gbrain_image.scaling_line(grown)
-        lines.append("| the same image on a seed-42 generated corpus at 1× and 10× the default counts: does its run "
-                     "grow linearly? | `benchmarks/gbrain_image.py --scale 10` | "
-                     f"{result} | {_when_any(grown)} |")
+    for key, what, command, line in OPTIONAL_ROWS:
+        row = rows.get(key)
+        if row is not None:
+            result = _skipped(row) if "skipped" in row else line(row)
+            lines.append(f"| {what} | `{command}` | {result} | {_when_any(row)} |")
     cold = rows.get("cold")
     if cold is not None:
         for key, what in COLD_ROWS:

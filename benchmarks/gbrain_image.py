@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import gate_run  # sibling scripts, not a package
+import one_row
 from engine import docker_client
 
 IMAGE = "brainbench/gbrain:latest"
@@ -181,24 +182,9 @@ def main(argv: list[str]) -> int:
     scale = None
     if argv[:1] == ["--scale"]:
         scale, argv = int(argv[1]), argv[2:]
-    why = unavailable(image)
-    if why:
-        print(f"gbrain_image: not run: {why}", file=sys.stderr)
-        return 2
-    try:
-        if scale is not None:
-            grown = scaling(argv, scale, image)
-            print(json.dumps(grown, indent=2))
-            print(scaling_line(grown))
-            return 0
-        row = measure(argv, image, warm_up, keep)
-    except RuntimeError as exc:
-        print(f"gbrain_image: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(row, indent=2))
-    print(line(row))
-    return 0
-
+    if scale is not None:
+        return one_row.report("gbrain_image", unavailable(image), lambda: scaling(argv, scale, image), scaling_line)
+    return one_row.report("gbrain_image", unavailable(image), lambda: measure(argv, image, warm_up, keep), line)
 
 if __name__ == "__main__":
     raise SystemExit(main(sys.argv[1:]))

@@ -25,6 +25,7 @@ import argparse
 import datetime as dt
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -166,53 +167,44 @@ def measure_suite_profile(rows: dict[str, Any]) -> None:
     print(f"  {rows['suite-profile']['cpu_s']:.0f} CPU-s over {rows['suite-profile']['tests']} tests")
 
 
+def _measure_optional(rows: dict[str, Any], key: str, why: str | None, doing: str,
+                      measure: Callable[[], dict[str, Any]], line: Callable[[dict[str, Any]], str]) -> None:
+    """A row that needs what this machine may lack (an image, a gbrain checkout): measured, or ``why`` not,
+    keeping an earlier measurement."""
+    if why:
+        print(f"{key}: not measured: {why}" + ("; keeping the earlier measurement" if key in rows else ""))
+        if key not in rows or "skipped" in rows[key]:
+            rows[key] = {"skipped": why, "measured_on": dt.date.today().isoformat()}
+        return
+    print(f"{key}: {doing} …", flush=True)
+    stamp = _stamp()
+    rows[key] = {**measure(), **stamp}
+    print(f"  {line(rows[key])}")
+
+
 def measure_gbrain_image(rows: dict[str, Any]) -> None:
     import gbrain_image
 
-    why = gbrain_image.unavailable()
-    if why:
-        print(f"gbrain-image: not measured: {why}" + ("; keeping the earlier measurement"
-                                                     if "gbrain-image" in rows else ""))
-        if "gbrain-image" not in rows or "skipped" in rows["gbrain-image"]:
-            rows["gbrain-image"] = {"skipped": why, "measured_on": dt.date.today().isoformat()}
-        return
-    print("gbrain-image: brainbench run --executor docker --image claude-code=brainbench/gbrain:latest …", flush=True)
-    stamp = _stamp()
     keep = os.environ.get("BRAINBENCH_GBRAIN_IMAGE_RESULT")  # also keep the run's result (turn rows)
-    rows["gbrain-image"] = {**gbrain_image.measure([], keep=Path(keep) if keep else None), **stamp}
-    print(f"  {gbrain_image.line(rows['gbrain-image'])}")
+    _measure_optional(rows, "gbrain-image", gbrain_image.unavailable(),
+                      "brainbench run --executor docker --image claude-code=brainbench/gbrain:latest",
+                      lambda: gbrain_image.measure([], keep=Path(keep) if keep else None), gbrain_image.line)
 
 
 def measure_gbrain_image_scale(rows: dict[str, Any]) -> None:
     import gbrain_image
 
-    why = gbrain_image.unavailable()
-    if why:
-        print(f"gbrain-image-scale: not measured: {why}" + ("; keeping the earlier measurement"
-                                                           if "gbrain-image-scale" in rows else ""))
-        if "gbrain-image-scale" not in rows or "skipped" in rows["gbrain-image-scale"]:
-            rows["gbrain-image-scale"] = {"skipped": why, "measured_on": dt.date.today().isoformat()}
-        return
-    print(f"gbrain-image-scale: the image on generated corpora at 1× and {IMAGE_SCALE}× …", flush=True)
-    stamp = _stamp()
-    rows["gbrain-image-scale"] = {**gbrain_image.scaling([], IMAGE_SCALE), **stamp}
-    print(f"  {gbrain_image.scaling_line(rows['gbrain-image-scale'])}")
+    _measure_optional(rows, "gbrain-image-scale", gbrain_image.unavailable(),
+                      f"the image on generated corpora at 1× and {IMAGE_SCALE}×",
+                      lambda: gbrain_image.scaling([], IMAGE_SCALE), gbrain_image.scaling_line)
 
 
 def measure_versus_gbrain(rows: dict[str, Any]) -> None:
     import versus_gbrain
 
-    why = versus_gbrain.unavailable()
-    if why:
-        print(f"versus-gbrain: not measured: {why}" + ("; keeping the earlier measurement"
-                                                      if "versus-gbrain" in rows else ""))
-        if "versus-gbrain" not in rows or "skipped" in rows["versus-gbrain"]:
-            rows["versus-gbrain"] = {"skipped": why, "measured_on": dt.date.today().isoformat()}
-        return
-    print("versus-gbrain: brainbench run against gbrain eval brainbench on gbrain's corpus, paired …", flush=True)
-    stamp = _stamp()
-    rows["versus-gbrain"] = {**versus_gbrain.measure(), **stamp}
-    print(f"  {versus_gbrain.line(rows['versus-gbrain'])}")
+    _measure_optional(rows, "versus-gbrain", versus_gbrain.unavailable(),
+                      "brainbench run against gbrain eval brainbench on gbrain's corpus, paired",
+                      versus_gbrain.measure, versus_gbrain.line)
 
 
 def main(argv: list[str]) -> int:

@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import one_row  # a sibling script, not a package
+
 REPO = Path(__file__).resolve().parents[1]
 STAGED = REPO / ".images" / "gbrain-context" / "gbrain"
 PAIRS = 5
@@ -128,19 +130,7 @@ def main(argv: list[str]) -> int:
         else:
             print(__doc__)
             return 2
-    why = unavailable(gbrain)
-    if why:
-        print(f"versus_gbrain: not run: {why}", file=sys.stderr)
-        return 2
-    try:
-        row = measure(gbrain, pairs)
-    except RuntimeError as exc:
-        print(f"versus_gbrain: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(row, indent=2))
-    print(line(row))
-    return 0
-
+    return one_row.report("versus_gbrain", unavailable(gbrain), lambda: measure(gbrain, pairs), line)
 
 if __name__ == "__main__":
     raise SystemExit(main(sys.argv[1:]))
