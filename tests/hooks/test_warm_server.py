@@ -21,7 +21,7 @@ import psycopg
 import pytest
 from brainbench.brain.store import import_page
 from brainbench.hooks import program
-from brainbench.hooks.__main__ import MAX_STDIN_BYTES, socket_path
+from brainbench.hooks.__main__ import MAX_STDIN_BYTES, socket_path, warm_server
 
 PAGE = "---\ntitle: Alice Example\ntype: person\naliases: [alice]\nsummary: Founder of Widget Co.\n---\n\nAlice.\n"
 PROMPT = {"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "What did Alice Example say?",
@@ -115,6 +115,45 @@ def test_unreachable_brain_is_exit_75_on_both_paths(tmp_path: Path, short_tmp: P
         assert proc.returncode == 75 and "brain unavailable" in proc.stderr, (extra, proc.stderr)
 
 
+def _servers(path: str) -> list[int]:
+    """The pids of hook servers for ``path`` on this machine."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"brainbench.hooks.serve" in argv and path.encode() in argv:
+            found.append(int(entry.name))
+    return found
+
+
+def test_a_runner_starts_the_server_ahead_and_the_first_call_finds_it(alice_url: str, short_tmp: Path) -> None:
+    # What `brainbench run` does before its own imports (cli_run._warm_hook_server).
+    env = _env(alice_url, short_tmp, BRAINBENCH_HOOK_SERVE_IDLE_S="10")
+    path = socket_path(env)
+    assert path is not None
+    began = time.monotonic()
+    warm_server(env)
+    assert time.monotonic() - began < 1.0  # it never waits for the server's imports
+    _wait_for_server(env)
+    [server] = _servers(path)
+    warm_server(env)  # one is up: no second
+    got = _call("openclaw", json.dumps(PROMPT), env, "-X", "importtime")
+    assert got.returncode == 0 and "people/alice-example" in got.stdout, got.stderr
+    assert not [m for m in _imported(got.stderr) if m.startswith(HEAVY)]  # the server answered it
+    assert _servers(path) == [server]
+
+
+def test_no_server_is_started_ahead_where_hooks_answer_in_process(short_tmp: Path) -> None:
+    env = {"TMPDIR": str(short_tmp), "BRAINBENCH_HOOK_SERVE": "0"}
+    path = socket_path(env)
+    assert path is not None
+    warm_server(env)
+    time.sleep(0.5)
+    assert not os.path.exists(path) and not _servers(path)
+
+
 def test_stale_socket_is_replaced_and_idle_server_leaves(brain: tuple[psycopg.Connection, str],
                                                          short_tmp: Path) -> None:
     _, url = brain
@@ -146,3 +185,14 @@ def test_private_socket_directory(short_tmp: Path) -> None:
 
 def test_client_and_program_agree_on_the_stdin_limit() -> None:
     assert MAX_STDIN_BYTES == program.MAX_STDIN_BYTES
+
+
+def test_a_run_starts_the_server_ahead_only_for_our_adapters_as_local_processes() -> None:
+    from brainbench.cli_run import runs_our_adapters_locally
+    from brainbench.models.config import RunConfig, SeamOverride
+
+    assert runs_our_adapters_locally(RunConfig())
+    assert runs_our_adapters_locally(RunConfig(seams={"codex": SeamOverride(image="example/memory:1")}))
+    assert not runs_our_adapters_locally(RunConfig(executor="docker"))
+    assert not runs_our_adapters_locally(RunConfig(
+        harnesses=["codex"], seams={"codex": SeamOverride(command=["/bin/true"])}))

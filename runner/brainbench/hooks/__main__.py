@@ -112,6 +112,31 @@ def _start_server(path: str, env: dict[str, str] | os._Environ[str]) -> int | No
         os.close(devnull)
 
 
+def warm_server(env: dict[str, str] | os._Environ[str]) -> None:
+    """Start the server that hooks of this code and ``env`` would use, if none listens, without waiting
+    for it: a runner calls this before its own imports, so the server imports the hook stack on the
+    other core meanwhile instead of after the runner, when its first seam asks."""
+    if env.get("BRAINBENCH_HOOK_SERVE") == "0" or (path := socket_path(env)) is None:
+        return
+    conn = _connect(path)
+    if conn is not None:
+        conn.close()  # one is up: it reads an empty request and lets it go
+        return
+    pid = _start_server(path, env)
+    if pid is not None:
+        import threading  # not on a hook call's path
+
+        # A server that finds another holding its lock exits at once: reaped here, never a zombie.
+        threading.Thread(target=_reap, args=(pid,), name="hook-server-reaper", daemon=True).start()
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
 def ask_server(path: str, seam: str, raw: bytes, env: dict[str, str] | os._Environ[str]
                ) -> tuple[int, str, str] | None:
     """The server's answer, or None when none answered completely (the caller answers in-process)."""
