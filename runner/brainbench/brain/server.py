@@ -306,11 +306,18 @@ class EmbeddedPostgres:
         ids = {"user": self._ids[0], "group": self._ids[1], "extra_groups": []} if self._ids else {}
         command = [self._bin("postgres"), "-D", str(self.data), "-h", "", "-k", str(self.socket_dir),
                    *shlex.split(_FAST_SETTINGS), "-c", f"max_connections={self.max_connections}"]
-        with open(self.root / "server.log", "ab") as log:
+        # The server's log, as pg_ctl -l made it: the server user's, and no one else's to read.
+        log_fd = os.open(self.root / "server.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+        try:
+            os.fchmod(log_fd, 0o600)
+            if self._ids:
+                os.fchown(log_fd, *self._ids)
             # Its own session: a Ctrl-C at the terminal reaches the runner, which drops its
             # databases before it stops the server, never the server first.
-            self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+            self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log_fd, stderr=log_fd,
                                              start_new_session=True, **ids)  # type: ignore[arg-type]
+        finally:
+            os.close(log_fd)
         self._postmaster = self._process.pid
         deadline = time.monotonic() + _START_TIMEOUT_S
         while not self._ready():
