@@ -8,8 +8,9 @@ with its ``node_modules`` (default: the one ``scripts/build-gbrain`` stages in
 ``.images/gbrain-context/gbrain``), and ``brainbench run`` on that checkout's
 ``evals/brainbench`` corpus with the behaviour of its release.  It reports the median wall time
 of each, the ratio of the medians and the median of the pairs' ratios, and whether both runs gave
-the same cells (they must: the point is the same benchmark, faster).  Our run's hook server stays
-warm between runs, as it does between a user's runs; gbrain's bench has no such process.
+the same cells (they must: the point is the same benchmark, faster).  gbrain's run in between
+outlasts our warm hook server's idle time (10 s), so each of our runs starts that server afresh, as
+a single run on a fresh machine does: no warm process of ours is left over from the run before.
 
 Without a checkout, its ``node_modules`` or bun it measures nothing and says why (``unavailable()``).
 """
