@@ -1,0 +1,64 @@
+"""A private brain server keeps its data on a bounded tmpfs of its own, never on the host's disk.
+
+A seam's image is its private server's superuser (docs/GBRAIN.md, "Why a private server"): it may
+write as much as it likes.  Filling the server's data directory must end in Postgres's own "No
+space left on device" for that server, which goes on answering, while the container's writable
+layer (the engine's disk) stays as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from brainbench.executors.docker.client import DockerApi
+from brainbench.executors.docker.private_brain import (
+    DATA_MOUNT,
+    MEMORY_LIMIT,
+    PrivateBrain,
+    start_private_brain,
+)
+from pgvector_brain import ensure_pgvector_image  # type: ignore[import-not-found]
+
+pytestmark = pytest.mark.timeout(600)
+
+
+@pytest.fixture
+def brain(docker_client: Any, run_id: str) -> Iterator[PrivateBrain]:
+    image = ensure_pgvector_image(docker_client)
+    api = DockerApi()
+    started = start_private_brain(api, run_id, "codex", image, 60)
+    try:
+        yield started
+    finally:
+        started.remove()
+        api.close()
+
+
+def _writable_layer_bytes(docker_client: Any, brain: PrivateBrain) -> int:
+    (listed,) = docker_client.api.containers(all=True, size=True, filters={"id": brain.container.id})
+    return int(listed.get("SizeRw") or 0)
+
+
+def test_a_brain_that_fills_its_data_directory_fails_alone_and_off_the_host_disk(
+        docker_client: Any, brain: PrivateBrain) -> None:
+    info = docker_client.api.inspect_container(brain.container.id)
+    assert DATA_MOUNT in (info["HostConfig"]["Tmpfs"] or {})
+    assert info["HostConfig"]["Memory"] == 1536 * 1024 * 1024 == int(MEMORY_LIMIT.removesuffix("m")) * 1024 * 1024
+    with psycopg.connect(brain.url, autocommit=True) as conn:
+        assert conn.execute("SHOW data_directory").fetchone()[0].startswith(DATA_MOUNT + "/")
+    layer_before = _writable_layer_bytes(docker_client, brain)
+
+    with psycopg.connect(brain.url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE junk (blob text STORAGE PLAIN)")  # no compression, no TOAST: pages fill
+        with pytest.raises(psycopg.errors.DiskFull, match="No space left on device"):
+            for _ in range(200):  # 8 MB a round: the tmpfs's 768 MiB are full well before the end
+                conn.execute("INSERT INTO junk SELECT repeat(md5(g::text), 200) FROM generate_series(1, 1000) g")
+
+    # The server is still there for whoever asks next, and it wrote nothing to the engine's disk.
+    with psycopg.connect(brain.url, autocommit=True) as conn:
+        conn.execute("DROP TABLE junk")
+        assert conn.execute("SELECT 1").fetchone() == (1,)
+    assert _writable_layer_bytes(docker_client, brain) - layer_before < 16 * 1024 * 1024
