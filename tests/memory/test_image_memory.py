@@ -12,6 +12,7 @@ import pytest
 from brainbench.memory.image import MAX_DEPTH, SEAM_FAULT, ImageMemory, json_depth
 from brainbench.models import memory as m
 from brainbench.models.hook_io import HookOutcome
+from brainbench.models.seed import BrainContract
 
 CAP = 1024 * 1024  # the executors' output cap, enforced here as they do
 
@@ -75,6 +76,26 @@ def test_an_honest_answer_and_an_honest_unsupported_pass_through() -> None:
     refused = echo.perform(m.Confirm(actor="owner", ref=m.RowRef(table="facts", id=1), interactive=True))
     assert (refused.ok, refused.code, refused.message) == (False, "unsupported", "owner confirm")
     assert echo.faults == []
+
+
+def test_declared_verbs_reach_the_command_and_the_others_are_answered_unsupported_without_a_call(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    calls = tmp_path / "calls"
+    script = (f"import json, sys; r = json.load(sys.stdin); open({str(calls)!r}, 'a').write(r['op'] + '\\n'); "
+              "print(json.dumps({'op': r['op'], 'ok': True, 'items': []}))")
+    contract = BrainContract.model_validate({"version": 2, "seed": ["seed"], "operations_verbs": ["recall"],
+                                             "operations": [sys.executable, "-c", script]})
+    ops = ImageMemory.of(run_sh, contract, {})
+    read = ops.perform(m.Recall(entity="people/x"))
+    assert isinstance(read, m.Read) and read.ok
+    refused = ops.perform(m.Confirm(actor="owner", ref=m.RowRef(table="facts", id=1), interactive=True))
+    assert isinstance(refused, m.Confirmed) and (refused.ok, refused.code) == (False, "unsupported")
+    assert "not among the image's operations_verbs (recall)" in (refused.message or "")
+    assert calls.read_text() == "recall\n" and ops.faults == []  # confirm never started the command
+    # Without the field every verb goes to the command, as before.
+    everything = ImageMemory.of(run_sh, contract.model_copy(update={"operations_verbs": None}), {})
+    everything.perform(m.Settle())
+    assert calls.read_text() == "recall\nsettle\n"
 
 
 def test_json_depth_ignores_brackets_in_strings() -> None:

@@ -83,7 +83,7 @@ async def drive(server: PostgresServer, image: str, harness: str, item: LoadedFi
             f"{brain.name}")
         err("one command per line: write-back | {\"op\": ...} | hook {json} | quit")
         run = command_runner(proc)
-        ops = ImageMemory(run, contract.operations, env, contract.operations_timeout_s) if contract.operations else None
+        ops = ImageMemory.of(run, contract, env) if contract.operations else None
         while True:
             line = (await anyio.to_thread.run_sync(read_line)).strip()
             if not line or line == "quit":

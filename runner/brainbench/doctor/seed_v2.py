@@ -86,7 +86,7 @@ async def check_v2(report: DoctorReport, proc: Any, dbs: Any, name: str, url: st
                                           fault.detail if fault else f"exit 0, {outcome.duration_ms:.0f} ms"))
     if not contract.operations:
         return
-    ops = ImageMemory(run, contract.operations, env, contract.operations_timeout_s)
+    ops = ImageMemory.of(run, contract, env)
     if contract.write_back:
         read = await anyio.to_thread.run_sync(ops.perform, m.Recall(page_slug=doc.page_slug, limit=50))
         found = [i for i in getattr(read, "items", []) if i.text == FACT]

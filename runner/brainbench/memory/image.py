@@ -17,7 +17,7 @@ the spec scores a failed step) and a :class:`CommandFault` the caller reports.  
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -26,8 +26,10 @@ from pydantic import ValidationError
 from brainbench.memory.operations import MemoryOperations
 from brainbench.models import memory as m
 from brainbench.models.hook_io import HookOutcome
+from brainbench.models.seed import BrainContract
 
 SEAM_FAULT = "seam_fault"
+UNSUPPORTED = "unsupported"
 # A memory operation's honest answer is small; a read of 500 items with long texts fits.
 MAX_ANSWER_BYTES = 512 * 1024
 # Deeper than any outcome shape (a purge receipt is four levels): refused before json.loads recurses.
@@ -132,13 +134,22 @@ class ImageMemory(MemoryOperations):
     name: ClassVar[str] = "image"
 
     def __init__(self, run: RunCommand, argv: Sequence[str], env: Mapping[str, str], timeout_s: float,
-                 on_fault: Callable[[CommandFault], None] | None = None) -> None:
+                 on_fault: Callable[[CommandFault], None] | None = None,
+                 verbs: Collection[str] | None = None) -> None:
         self.run = run
         self.argv = list(argv)
         self.env = dict(env)
         self.timeout_s = timeout_s
         self.faults: list[CommandFault] = []
         self.on_fault = on_fault
+        # The label's operations_verbs: the others are answered here (None: all go to the command).
+        self.verbs = frozenset(verbs) if verbs is not None else None
+
+    @classmethod
+    def of(cls, run: RunCommand, contract: BrainContract, env: Mapping[str, str]) -> ImageMemory:
+        """The operations command of ``contract`` (which declares one), with its timeout and verbs."""
+        assert contract.operations is not None
+        return cls(run, contract.operations, env, contract.operations_timeout_s, verbs=contract.operations_verbs)
 
     def _fault(self, op: str, fault: CommandFault) -> Any:
         self.faults.append(fault)
@@ -147,6 +158,9 @@ class ImageMemory(MemoryOperations):
         return m.refusal(op, SEAM_FAULT, fault.detail)
 
     def call(self, request: m.MemoryRequest) -> m.MemoryOutcome:
+        if self.verbs is not None and request.op not in self.verbs:
+            return m.refusal(request.op, UNSUPPORTED, f"{request.op} is not among the image's operations_verbs "  # type: ignore[no-any-return]
+                             f"({', '.join(sorted(self.verbs)) or 'none'}): answered by the runner, not called")
         what = f"operations ({' '.join(self.argv)}) on {request.op}"
         outcome = self.run(self.argv, request.model_dump_json().encode("utf-8"), self.env, self.timeout_s)
         fault = run_failure(what, outcome, self.timeout_s)

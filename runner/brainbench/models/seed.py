@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from brainbench.models import bounded_json
+from brainbench.models.memory import OUTCOME_OF
 
 LABEL_BRAIN = "io.brainbench.brain"
 SEED_CONTRACT_VERSION = 2
@@ -51,6 +52,8 @@ SESSION_END = {"claude-code": "SessionEnd", "openclaw": "session_end"}
 Argv = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
 # An extension name as CREATE EXTENSION takes it (quoted identifier: uuid-ossp has a dash).
 ExtensionName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_-]{0,62}$")]
+# Every verb a memory request can carry (models/memory.py).
+OperationVerb = Literal[tuple(OUTCOME_OF)]  # type: ignore[valid-type]
 
 
 # What an image may have the runner create (as superuser) in a template on the *shared* brain
@@ -114,15 +117,22 @@ class BrainContract(BaseModel):
     operations: Argv | None = Field(
         default=None, description="Version 2: exec-form argv run once per memory operation, with one request "
         "on stdin (memory-request.schema.json) and its answer on stdout (memory-outcome.schema.json).")
+    operations_verbs: list[OperationVerb] | None = Field(
+        default=None, description="Version 2, with operations: the verbs (a request's op) the operations command "
+        "answers. The runner answers every other verb unsupported itself, without a call, as an honest command "
+        "would; absent, every request goes to the command. A run sends ~1,000 operations, most of them verbs a "
+        "young memory system does not have: each undeclared one is a process start saved.")
     write_back_timeout_s: float = Field(default=60.0, gt=0, le=3600)
     operations_timeout_s: float = Field(default=30.0, gt=0, le=3600)
 
     @model_validator(mode="after")
     def _v2_fields(self) -> BrainContract:
         if self.version == 1:
-            for name in ("events", "write_back", "operations"):
+            for name in ("events", "write_back", "operations", "operations_verbs"):
                 if getattr(self, name):
                     raise ValueError(f"{name} needs \"version\": 2")
+        if self.operations_verbs is not None and self.operations is None:
+            raise ValueError("operations_verbs needs an operations command")
         for harness, events in self.events.items():
             known = LIFECYCLE_EVENTS.get(harness)
             if known is None:

@@ -57,11 +57,8 @@ def seam_fault(fixture_id: str, harness: str, fault: CommandFault) -> Fault:
 
 def operations_of(seam: SeededSeam, url: str, fixture: Fixture) -> ImageMemory:
     """The image's memory system in one fixture's clone (its operations command must be declared)."""
-    argv = seam.contract.operations
-    assert argv is not None
-    return ImageMemory(command_runner(seam.active.process, partial(seam.clock.add, seam.harness, "operations")),
-                       argv, seed_env(url, fixture),
-                       seam.contract.operations_timeout_s)
+    return ImageMemory.of(command_runner(seam.active.process, partial(seam.clock.add, seam.harness, "operations")),
+                          seam.contract, seed_env(url, fixture))
 
 
 async def write_back(seam: SeededSeam, document: Any, url: str, fixture: Fixture) -> CommandFault | None:
