@@ -38,8 +38,8 @@ case "$1" in
   hook)
     stdin="$(cat)"
     printf '%s\n' "$stdin" >"$GBRAIN_HOME/last-stdin"
-    printf '{"args":"%s","source":"%s","claude":"%s","home":"%s"}\n' "$*" "$GBRAIN_SOURCE" \
-      "${CLAUDE_CONFIG_DIR:-}" "$GBRAIN_HOME"
+    printf '{"args":"%s","source":"%s","claude":"%s","home":"%s","grace":"%s"}\n' "$*" "$GBRAIN_SOURCE" \
+      "${CLAUDE_CONFIG_DIR:-}" "$GBRAIN_HOME" "${GBRAIN_FLUSH_GRACE_MS:-}"
     ;;
   init)
     shift
@@ -203,6 +203,9 @@ def test_hook_starts_one_serve_per_database_and_source_and_execs_the_hook(sandbo
     time.sleep(0.3)
     assert _alive(int(pid))
     assert _hook(sandbox).returncode == 0 and len(_serves(sandbox)) == 1  # later calls reuse it
+    # gbrain's exit grace after its work: 10 ms, unless the image's environment says otherwise.
+    assert {a["grace"] for a in answers} == {"10"}
+    assert json.loads(_hook(sandbox, GBRAIN_FLUSH_GRACE_MS="250").stdout)["grace"] == "250"
     # Another source of the same database is another serve (serve is bound to one source).
     assert _hook(sandbox, BRAINBENCH_SOURCE="default").returncode == 0
     assert len(_serves(sandbox)) == 2
