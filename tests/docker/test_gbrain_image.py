@@ -140,6 +140,9 @@ def test_gbrain_hook_reproduces_the_reference_turns(reference: Path, docker_clie
     contract = json.loads(labels["io.brainbench.brain"])
     assert contract["version"] == 2 and contract["extensions"] == ["vector", "pg_trgm", "pgcrypto"]
     assert labels["io.brainbench.kind"] == "production"
+    # gbrain's CLI as gbrain ships it, compiled (scripts/build-gbrain; --from-source is the other one).
+    assert labels["io.brainbench.gbrain.launcher"] == "compiled"
+    assert contract["operations_verbs"] == ["recall"]
 
     results = anyio.run(_replay, reference, gbrain_image, ensure_pgvector_image(docker_client), run_id, short_scratch)
     checked = 0

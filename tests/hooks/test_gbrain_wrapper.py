@@ -227,6 +227,25 @@ def test_dead_serve_is_restarted_and_old_serves_are_stopped(sandbox: dict[str, s
     assert not _alive(int(_serves(sandbox)[1].split()[0]))  # the least recently used went first
 
 
+def test_a_serve_start_costs_the_same_after_a_thousand_databases(sandbox: dict[str, str], tmp_path: Path) -> None:
+    """The homes of databases long dropped (one per fixture and source) are passed over, not visited
+    with a process each: a large corpus would make every serve start slower than the last."""
+    state = Path(sandbox["BB_GBRAIN_STATE"])
+    for n in range(1000):  # what a 10× corpus leaves behind: homes whose serve was stopped
+        (state / f"{n:016x}").mkdir(parents=True)
+        (state / f"{n:016x}" / "last-use").touch()
+    logged = tmp_path / "logged"
+    logged.mkdir()
+    for tool in ("cat", "rm", "dirname"):  # every spawn of these is written down, then done
+        real = subprocess.run(["sh", "-c", f"command -v {tool}"], capture_output=True, text=True).stdout.strip()
+        (logged / tool).write_text(f'#!/bin/sh\necho {tool} >>"{tmp_path}/spawns"\nexec {real} "$@"\n')
+        (logged / tool).chmod(0o755)
+    spawned = tmp_path / "spawns"
+    assert _hook(sandbox, PATH=f"{logged}:{sandbox['PATH']}").returncode == 0
+    assert len(_serves(sandbox)) == 1
+    assert len(spawned.read_text().splitlines()) < 30, spawned.read_text()[-500:]
+
+
 def test_serve_that_never_listens_is_brain_unavailable(sandbox: dict[str, str]) -> None:
     done = _hook(sandbox, FAKE_SERVE_NEVER="1", BB_GBRAIN_SERVE_WAIT_S="1")
     assert done.returncode == 75 and done.stdout == b""
