@@ -20,7 +20,7 @@ from typing import Any
 import anyio
 from psycopg import sql
 
-from brainbench.memory.image import ImageMemory, run_failure
+from brainbench.memory.image import UNSUPPORTED, ImageMemory, run_failure
 from brainbench.models import memory as m
 from brainbench.models.corpus import Fixture, Turn
 from brainbench.models.write_back_doc import WriteBackDocument
@@ -150,7 +150,7 @@ async def _check_operations(report: DoctorReport, ops: ImageMemory, dbs: Any, na
     for request in [*_requests(ref.id if ref is not None else None)]:
         before = await anyio.to_thread.run_sync(fingerprint, dbs, name) if request.op in WRITE_OPS else None
         out = await anyio.to_thread.run_sync(ops.perform, request)
-        if out.code == "unsupported":
+        if out.code == UNSUPPORTED:
             unsupported.append(request.op)
             if before is not None and await anyio.to_thread.run_sync(fingerprint, dbs, name) != before:
                 lied.append(request.op)
