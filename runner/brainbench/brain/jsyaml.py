@@ -98,7 +98,7 @@ def _is_int(s: str) -> bool:
         if body[1] == "x":
             return _digits(body[2:], "0123456789abcdefABCDEF")
         return _digits(body[1:], "01234567")
-    if body[0] == "_":
+    if body[0] not in "0123456789":  # "_" first is no int either; and words skip the digit loop
         return False
     head, colon, tail = body.partition(":")
     if not _digits(head, "0123456789"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from brainbench.brain.frontmatter import FrontmatterError, read_frontmatter
@@ -199,6 +200,10 @@ def content_hash(title: str, page_type: str, compiled: str, timeline: str, front
     return hashlib.sha256(utf8_bytes(stringify(canonical))).hexdigest()
 
 
+# A run seeds each fixture's pages once per seam (three times by default): the same page is
+# parsed once.  Callers never change a parsed page (they copy its frontmatter first); a page
+# that does not parse raises every time, as exceptions are not cached.
+@lru_cache(maxsize=2048)
 def parse_page(slug: str, content: str) -> ParsedPage:
     """``slug`` is already the stored (validated, lower-cased) slug."""
     if len(utf8_bytes(content)) > MAX_CONTENT_BYTES:
