@@ -134,6 +134,7 @@ def execute(config: RunConfig) -> int:
     if config.compare is not None and config.compare_current is not None:
         return _pure_compare(config)
     _warm_hook_server(config)
+    _embedded_brain_ahead(config)
     try:
         shard = parse_shard(config)
     except OptionsError as exc:
@@ -243,6 +244,25 @@ def _warm_hook_server(config: RunConfig) -> None:
     from brainbench.hooks.__main__ import warm_server
 
     warm_server(inherited_environment())  # the environment a local seam process gets, so the same server
+
+
+def _embedded_brain_ahead(config: RunConfig) -> None:
+    """The embedded server's cluster made on a thread while this process imports the runner and loads
+    the corpus (``brain.server.prepare_ahead``), for a run whose brain is the embedded default and
+    whose seams all run here (no image seeds a clone of its own, so the cluster's place is known now:
+    it is what ``orchestrator.run._open_budgeted`` asks for with no clones)."""
+    if config.database_url or config.executor != "local":
+        return
+    if any((o := config.seams.get(h)) and o.image for h in config.harnesses):
+        return
+    from brainbench.brain.server import prepare_ahead
+    from brainbench.models.share import share_from_env
+
+    try:
+        share = share_from_env()
+    except ValueError:
+        return  # the run says so, in its own words
+    prepare_ahead(share.worst_case_bytes(len(set(config.harnesses)), 0))
 
 
 def _missing_extra(config: RunConfig) -> str | None:
