@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import psycopg
-import regex
 
 from brainbench.brain import store
 from brainbench.brain.aliases import normalize_alias
@@ -25,8 +24,8 @@ from brainbench.reflex.trust_gate import TrustGate
 Suppression = Literal["slug-and-title", "slug-only"]
 ARM_CONFIDENCE = {"alias": 0.9, "title": 0.8, "title-surname": 0.72, "cjk-title": 0.72, "slug-suffix": 0.6}
 DEFAULT_MAX_POINTERS = 3
-_UPPER_FIRST = regex.compile(f"^[{UPPER}]")
-_PURE_CJK = regex.compile(f"^[{CJK_CHARS}]+\\Z")
+_UPPER_FIRST = re.compile(f"^[{UPPER}]")
+_PURE_CJK = re.compile(f"^[{CJK_CHARS}]+\\Z")
 _WS_RUN = re.compile(WS + "+")
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])" + WS)
 # gbrain: /^---[\s\S]*?---\s*/m -- the first block opening at any line start; JS's
