@@ -15,11 +15,12 @@ from pathlib import Path
 
 import anyio
 import pytest
-from brainbench.brain.server import EmbeddedPostgres
+from brainbench.brain.server import DatabaseFailure, EmbeddedPostgres
 from brainbench.executors.base import SeamLaunch
 from brainbench.executors.local import LocalExecutor
 from brainbench.harnesses.registry import SEAMS
 from brainbench.models.corpus import Fixture, PublicTurn
+from brainbench.orchestrator.conversation import Conversation
 from outage import CountingSeam, outage_and_recovery  # type: ignore[import-not-found]
 from reference_corpus import private_seeded_brain  # type: ignore[import-not-found]
 
@@ -50,3 +51,31 @@ def test_postgres_restart_is_an_infra_fault_then_recovers(seeded: tuple[Embedded
 
     anyio.run(scenario)
 
+
+
+def test_a_dead_brain_server_stops_the_call_at_once_instead_of_being_retried(
+        seeded: tuple[EmbeddedPostgres, str, Fixture], tmp_path: Path) -> None:
+    """With the run's server to ask (``brain_down``), the outage is the run's failure after one attempt,
+    in the server's own words, and no retry (nor its log line) races the run's one-line report."""
+    pg, url, fixture = seeded
+    turns = {t.turn_id: t for t in (PublicTurn.of(t) for t in fixture.turns)}
+    env = {"BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": fixture.source}
+
+    async def scenario() -> None:
+        launch = SeamLaunch(seam="codex", command=SEAMS["codex"].command(True), mode="stream")
+        seam = CountingSeam(await LocalExecutor(pool_size=1).start(launch))
+        conv = Conversation(SEAMS["codex"], seam, "brainbench-dbdown", tmp_path / "1", env, timeout_s=30,
+                            brain_down=pg.diagnose)
+        try:
+            assert (await conv.user_turn(turns[1])).graded.fault is None  # a live server: diagnose is not asked
+            await anyio.to_thread.run_sync(pg.stop)
+            before = seam.calls
+            with pytest.raises(DatabaseFailure, match=r"^the brain database failed: the embedded server") as caught:
+                await conv.user_turn(turns[4])
+            assert seam.calls - before == 1, "no retry against a dead server"
+            assert "not running" in str(caught.value) or "died" in str(caught.value)
+        finally:
+            await anyio.to_thread.run_sync(pg.start)
+            await seam.stop()
+
+    anyio.run(scenario)

@@ -7,10 +7,11 @@ rollout file, or OpenClaw's message list).  The runner keeps the history.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from brainbench.brain.server import DatabaseFailure
 from brainbench.brain.shares import ShareLedger
 from brainbench.executors.base import SeamProcess
 from brainbench.executors.retry import INFRA_RETRY
@@ -69,6 +70,9 @@ class Conversation:
     events: frozenset[str] = frozenset()
     # Each call's wall time as the executor measured it (``_meta.phases``), in call order.
     durations_ms: list[float] = field(default_factory=list)
+    # Why the run's shared brain server is gone (``diagnose``), None while it runs: asked only after
+    # an infrastructure fault, so that a dead server stops the run at once instead of being retried.
+    brain_down: Callable[[], str | None] | None = None
 
     async def _call(self, message: dict[str, object], event: str) -> tuple[Graded, HookOutcome]:
         # JSON.stringify, as a JS harness sends it.  An earlier injection clipped
@@ -84,8 +88,8 @@ class Conversation:
         # The one layer that retries a hook call, and only for infrastructure faults (seam
         # could not run it, brain unreachable); anything the seam decided is graded as it
         # came, never retried (executors/retry.py).
-        outcome: HookOutcome = await INFRA_RETRY.call_async(
-            self.process.call, call, faulty=lambda r: grade(r, self.spec.dialect, event).fault == "infra_error")
+        outcome: HookOutcome = await INFRA_RETRY.call_async(self.process.call, call,
+                                                            faulty=lambda r: self._retryable(r, event))
         self.calls += 1
         self.durations_ms.append(outcome.duration_ms)
         if self.payload_dir is not None:
@@ -94,6 +98,16 @@ class Conversation:
         if over is not None:
             return Graded(None, "contract_violation", over), outcome
         return grade(outcome, self.spec.dialect, event), outcome
+
+    def _retryable(self, outcome: HookOutcome, event: str) -> bool:
+        """An infrastructure fault worth another attempt.  Not when the brain server itself died: no
+        attempt can succeed, and its back-off would only let the fault's retry lines race the run's
+        own one-line report of the dead server (DatabaseFailure, orchestrator/run.py)."""
+        if grade(outcome, self.spec.dialect, event).fault != "infra_error":
+            return False
+        if self.brain_down is not None and (why := self.brain_down()) is not None:
+            raise DatabaseFailure(f"the brain database failed: {why}")
+        return True
 
     async def begin(self) -> Graded | None:
         if not self.spec.session_start and SESSION_START.get(self.spec.harness) not in self.events:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,12 +54,13 @@ async def replay_fixture(
     image: str | None = None,
     share: ShareLedger | None = None,
     events: Sequence[str] | None = None,
+    brain_down: Callable[[], str | None] | None = None,
 ) -> SeamReplay:
     """``events``: the lifecycle events the seam's image declares (seed contract v2), called as its harness would."""
     fx = item.fixture
     conv = Conversation(spec, process, f"brainbench-{fx.fixture_id}-1", workdir, env, timeout_s,
                         payload_dir=workdir / "payloads" if keep else None, script=item.public_turns(),
-                        share=share, events=frozenset(events or ()))
+                        share=share, events=frozenset(events or ()), brain_down=brain_down)
     out = SeamReplay()
     started = await conv.begin()
     if started is not None and started.fault is not None:

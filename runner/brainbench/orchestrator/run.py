@@ -159,6 +159,7 @@ class Runner:
         self.seeds_total = 0
         # Each seam's share of the shared brain, and who went over it (brain/gate.py, brain/watchdog.py).
         self.share = BrainShare()
+        self._brain_down: Callable[[], str | None] | None = None  # the server's diagnose, once the run has one
         self._share_error: str | None = None
         try:
             self.share = share_from_env()
@@ -211,7 +212,8 @@ class Runner:
                                                  workdir=workdir, timeout_s=seam.timeout_s,
                                                  slug_sources=slug_sources, keep=self.config.keep,
                                                  image=seam.production_image, share=self.ledger,
-                                                 events=seam.brain.events.get(harness) if seam.brain else None)
+                                                 events=seam.brain.events.get(harness) if seam.brain else None,
+                                                 brain_down=self._brain_down)
             self.clock.hook_calls(harness, done[harness].durations_ms)
 
         if seams_side_by_side(self.config.executor, [self.seams[h] for h in names]):
@@ -412,6 +414,7 @@ class Runner:
             raise RunAborted(self._share_error)
         # A role per (brain, seam): its limit is what one seam's honest hooks hold on one brain
         # (a connection per warm process, or the one call in flight), plus the budget's slack.
+        self._brain_down = getattr(server, "diagnose", None)
         dbs = BrainDatabases(server, self.run_id, list(self.config.harnesses),
                              connection_limit=warm_workers(self.jobs) + HOOK_ROLE_SLACK,
                              temp_file_limit_kb=self.share.temp_file_limit_kb)
