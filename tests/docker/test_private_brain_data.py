@@ -8,6 +8,7 @@ layer (the engine's disk) stays as it was.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -37,6 +38,23 @@ def brain(docker_client: Any, run_id: str) -> Iterator[PrivateBrain]:
         api.close()
 
 
+def _once_answering(url: str, within_s: float = 120.0) -> psycopg.Connection:
+    """A connection as soon as the server takes one.  A full disk may also have met a WAL write (a
+    PANIC: Postgres restarts its backends and replays its WAL), and until that recovery ends the
+    server says "in recovery mode"; that is Postgres's own way of going on answering."""
+    deadline = time.monotonic() + within_s
+    while True:
+        try:
+            return psycopg.connect(url, autocommit=True)
+        except psycopg.OperationalError as exc:
+            if time.monotonic() > deadline or not any(s in str(exc) for s in _RECOVERING):
+                raise
+            time.sleep(0.5)
+
+
+_RECOVERING = ("in recovery mode", "is starting up", "Connection refused", "No such file or directory")
+
+
 def _writable_layer_bytes(docker_client: Any, brain: PrivateBrain) -> int:
     (listed,) = docker_client.api.containers(all=True, size=True, filters={"id": brain.container.id})
     return int(listed.get("SizeRw") or 0)
@@ -58,7 +76,7 @@ def test_a_brain_that_fills_its_data_directory_fails_alone_and_off_the_host_disk
                 conn.execute("INSERT INTO junk SELECT repeat(md5(g::text), 200) FROM generate_series(1, 1000) g")
 
     # The server is still there for whoever asks next, and it wrote nothing to the engine's disk.
-    with psycopg.connect(brain.url, autocommit=True) as conn:
+    with _once_answering(brain.url) as conn:
         conn.execute("DROP TABLE junk")
         assert conn.execute("SELECT 1").fetchone() == (1,)
     assert _writable_layer_bytes(docker_client, brain) - layer_before < 16 * 1024 * 1024
