@@ -343,3 +343,25 @@ def test_a_busy_or_missing_worker_leaves_the_call_to_a_process_of_its_own(warm: 
     answer = json.loads(broken.stdout)
     assert (answer["via"], answer["script"], answer["stdin_bytes"]) == ("alone", "write-back.ts", 16)
     assert not list(Path(warm["TMPDIR"]).glob("bb-gbrain-in.*"))  # the stdin copy is gone either way
+
+
+def test_homes_idle_for_minutes_with_no_serve_are_forgotten_at_a_serve_start(sandbox: dict[str, str]) -> None:
+    """A run leaves a home per database and source in the seam's 64 MiB /tmp: those of databases long
+    dropped (idle for BB_GBRAIN_STALE_MIN minutes, their serve stopped) go when a serve starts; a home
+    with a serve, or used lately, stays."""
+    state = Path(sandbox["BB_GBRAIN_STATE"])
+    old = time.time() - 11 * 60
+    homes = {name: state / name for name in ("stale-a", "stale-b", "serving", "recent")}
+    for name, home in homes.items():
+        home.mkdir(parents=True)
+        (home / "last-use").touch()
+        (home / "kept.txt").write_text(name)
+        if name != "recent":
+            os.utime(home / "last-use", (old, old))
+    (homes["serving"] / "serve.pid").write_text("999999\n")  # a serve the wrapper still counts as its own
+    assert _hook(sandbox).returncode == 0
+    assert len(_serves(sandbox)) == 1
+    assert not homes["stale-a"].exists() and not homes["stale-b"].exists()
+    assert homes["serving"].exists() and homes["recent"].exists()
+    ours = Path(json.loads(_hook(sandbox).stdout)["home"])
+    assert ours.is_dir() and (ours / ".gbrain" / "config.json").is_file()
