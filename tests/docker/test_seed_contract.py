@@ -397,8 +397,10 @@ async def _isolation(super_image: str, plain_image: str, shared_url: str, shared
         for address in addresses:
             await anyio.to_thread.run_sync(_probe, private, address, listener.port)
             with psycopg.connect(private.brain_server_url, autocommit=True) as conn:
-                conn.execute(f"COPY (SELECT 1) TO PROGRAM 'pg_isready -h {address} -p {listener.port} -t 3 "
-                             ">/dev/null 2>&1; exit 0'")
+                # The program reads its row first: one that exits before Postgres has written it makes
+                # COPY fail with a broken pipe, which says nothing about the network.
+                conn.execute(f"COPY (SELECT 1) TO PROGRAM 'cat >/dev/null; pg_isready -h {address} "
+                             f"-p {listener.port} -t 3 >/dev/null 2>&1; exit 0'")
         assert listener.reached == 0, addresses
         # (pg_isready says "no response" of a listener that is not Postgres: what counts is that it got through.)
         client.containers.run(plain_image, entrypoint=["/bin/sh", "-c", f"pg_isready -h {addresses[0]} -p "
