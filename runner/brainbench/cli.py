@@ -263,5 +263,13 @@ def _report_crash(exc: Exception) -> int:
         sys.stderr.write(text)
     return 2
 
+def entry() -> None:
+    """The ``brainbench`` program: :func:`main`, then the process ends without the interpreter's
+    teardown (``process_exit``: ~0.13 s of every run's wall, after its last output)."""
+    from brainbench.process_exit import run_then_exit
+
+    run_then_exit(main)
+
+
 if __name__ == "__main__":
-    main()
+    entry()

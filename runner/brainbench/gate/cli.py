@@ -28,7 +28,7 @@ EXIT_USAGE = 2
 DEFAULT_MAIN_REFS = ("origin/main", "main")
 # Same entry point as the ``brainbench`` console script, but tied to this
 # interpreter so a venv without the script on PATH still works.
-_RUN_BOOTSTRAP = "import sys; from brainbench.cli import main; sys.exit(main())"
+_RUN_BOOTSTRAP = "from brainbench.cli import entry; entry()"
 
 
 def _err(message: str) -> None:
