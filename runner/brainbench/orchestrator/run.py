@@ -54,9 +54,7 @@ from brainbench.models.shard import ShardInfo, ShardSpec
 from brainbench.models.share import BrainShare, share_from_env
 from brainbench.models.trace import CONTEXT_CAP, TurnTrace
 from brainbench.orchestrator.clone_pool import ClonePool, ahead_for
-from brainbench.orchestrator.image_memory import graded_write_back, keyword_probe, seam_fault, write_back
 from brainbench.orchestrator.image_seed import SeededSeam, one_clone, prepare_seeded_seams, seeded_brains
-from brainbench.orchestrator.image_trust import image_trust
 from brainbench.orchestrator.launch import (
     ActiveSeam,
     Providers,
@@ -75,7 +73,6 @@ from brainbench.orchestrator.selection import Plan, plan_run, retrieval_suites, 
 from brainbench.orchestrator.shard import config_fingerprint, pair_key, plan_keys, shard_plan
 from brainbench.orchestrator.spill import TraceSpill, TraceStream
 from brainbench.orchestrator.stages import RunAborted, Stages
-from brainbench.orchestrator.trust_unit import TrustUnit, trust_suite
 from brainbench.orchestrator.warm_up import warm_up
 from brainbench.ownership import sweep_lock_files
 from brainbench.scratch_owner import OWNER_FILE, RUN_PREFIX, owned_scratch_dir, sweep_run_dirs
@@ -306,6 +303,8 @@ class Runner:
             why = next((f for f in failures if seam.harness in f), "no seeded brain")
             out.image_write_back[seam.harness] = self._stages.score_image_write_back(item, [], why)
             return
+        from brainbench.orchestrator.image_memory import graded_write_back  # as in _trust: only for images
+
         score, faults = await graded_write_back(seam, self._stages, item, url)
         out.image_write_back[seam.harness] = score
         out.faults += faults
@@ -365,6 +364,8 @@ class Runner:
                           workroot: Path, slug_sources: dict[str, set[str]]) -> SeamReplay | None:
         """A continuity pair on an image's own store: writer and reader seeded into one clone, the writer's
         session written back by the image, the reader replayed through its hook (seed contract v2)."""
+        from brainbench.orchestrator.image_memory import graded_write_back, keyword_probe, seam_fault, write_back
+
         harness, reader = seam.harness, pair.reader
         async with one_clone(seam, pair.writer.fixture, reader.fixture) as (clone, failure):
             if clone is None:
@@ -396,6 +397,11 @@ class Runner:
             return replay
 
     async def _trust(self, item: LoadedFixture, dbs: BrainDatabases, workroot: Path) -> FixtureOutcome:
+        # Imported here: our reference memory system (memory.reference) is ~15 modules that a run
+        # with no memory-trust fixture never uses, and imports are on every run's critical path.
+        from brainbench.orchestrator.image_trust import image_trust
+        from brainbench.orchestrator.trust_unit import TrustUnit, trust_suite
+
         # An image that seeds its own brain has no path to our reference memory system's brain.
         seams = {h: s for h, s in self.seams.items() if h not in self.seeded}
         unit = TrustUnit(brain=lambda: self._brain(dbs), seams=seams, stages=self._stages, workroot=workroot,
