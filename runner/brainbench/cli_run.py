@@ -262,7 +262,15 @@ def _embedded_brain_ahead(config: RunConfig) -> None:
         share = share_from_env()
     except ValueError:
         return  # the run says so, in its own words
-    prepare_ahead(share.worst_case_bytes(len(set(config.harnesses)), 0))
+    prepare_ahead(share.worst_case_bytes(len(set(config.harnesses)), 0), lambda: _ahead_max_connections(config))
+
+
+def _ahead_max_connections(config: RunConfig) -> int:
+    """The ``max_connections`` the run will ask of the embedded server (``orchestrator.run._open_budgeted``,
+    the same choice from the same config and host), so that the server made ahead is started ahead too."""
+    from brainbench.brain.budget import choose_concurrency, seam_modes
+
+    return choose_concurrency(config.jobs, seam_modes(config)).server_max_connections
 
 
 def _missing_extra(config: RunConfig) -> str | None:

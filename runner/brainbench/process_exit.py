@@ -28,7 +28,7 @@ def status_of(code: object) -> int:
         return code
     try:
         sys.stderr.write(f"{code}\n")
-    except Exception:  # noqa: BLE001 — nothing more can be said on a stream that is gone
+    except Exception:  # nothing more can be said on a stream that is gone
         pass
     return 1
 
@@ -49,6 +49,6 @@ def run_then_exit(program: Callable[[], object]) -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except Exception:  # noqa: BLE001 — a closed pipe loses nothing more than it already has
+        except Exception:  # a closed pipe loses nothing more than it already has
             status = 120  # what CPython exits with when it cannot flush a standard stream at exit
     os._exit(status)

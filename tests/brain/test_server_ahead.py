@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import psycopg
+import pytest
 from brainbench.brain import server
 from brainbench.brain.server import EMBEDDED_PREFIX, EmbeddedPostgres, open_server, prepare_ahead
 
@@ -40,6 +41,57 @@ def test_open_server_takes_the_cluster_made_ahead_and_sizes_it_then(short_scratc
     assert _clusters(short_scratch) == []
 
 
+def test_a_server_started_ahead_is_taken_running_when_the_run_asks_for_its_size(short_scratch: Path,
+                                                                               monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("BRAINBENCH_SCRATCH_DIR", str(short_scratch))
+    prepare_ahead(ram_needed=1, max_connections=lambda: 37)
+    made = server._ahead[1].result(timeout=60)  # type: ignore[index]
+    assert made.running, "started on the thread, before any open_server"
+    postmaster = made._postmaster
+    opened = open_server(None, max_connections=37, ram_needed=1)
+    try:
+        assert opened is made and opened._postmaster == postmaster, "taken as it runs, not restarted"
+        with psycopg.connect(opened.admin_url, autocommit=True) as conn:
+            assert conn.execute("SHOW max_connections").fetchone() == ("37",)
+    finally:
+        opened.close()
+    assert _clusters(short_scratch) == []
+
+
+def test_a_server_started_ahead_for_another_size_is_restarted_with_the_run_s(short_scratch: Path,
+                                                                            monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("BRAINBENCH_SCRATCH_DIR", str(short_scratch))
+    prepare_ahead(ram_needed=1, max_connections=lambda: 30)
+    made = server._ahead[1].result(timeout=60)  # type: ignore[index]
+    assert made.running
+    opened = open_server(None, max_connections=41, ram_needed=1)
+    try:
+        assert opened is made
+        with psycopg.connect(opened.admin_url, autocommit=True) as conn:
+            assert conn.execute("SHOW max_connections").fetchone() == ("41",)
+    finally:
+        opened.close()
+
+
+def test_a_size_that_cannot_be_chosen_ahead_leaves_the_start_to_the_run(short_scratch: Path,
+                                                                        monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("BRAINBENCH_SCRATCH_DIR", str(short_scratch))
+
+    def no_size() -> int:
+        raise RuntimeError("the budget cannot be chosen here")
+
+    prepare_ahead(ram_needed=1, max_connections=no_size)
+    made = server._ahead[1].result(timeout=60)  # type: ignore[index]
+    assert not made.running
+    opened = open_server(None, max_connections=25, ram_needed=1)
+    try:
+        assert opened is made and opened.running
+        with psycopg.connect(opened.admin_url, autocommit=True) as conn:
+            assert conn.execute("SHOW max_connections").fetchone() == ("25",)
+    finally:
+        opened.close()
+
+
 def test_a_cluster_made_for_another_place_is_deleted_and_the_run_gets_its_own(short_scratch: Path,
                                                                               monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("BRAINBENCH_SCRATCH_DIR", str(short_scratch))
@@ -57,17 +109,22 @@ def test_a_cluster_made_for_another_place_is_deleted_and_the_run_gets_its_own(sh
 _UNTAKEN = """
 import json, sys
 from brainbench.brain import server
-server.prepare_ahead(ram_needed=1)
-print(json.dumps(str(server._ahead[1].result(timeout=60).root)), flush=True)
+server.prepare_ahead(ram_needed=1, max_connections=(lambda: 20) if sys.argv[1] == "started" else None)
+made = server._ahead[1].result(timeout=60)
+print(json.dumps([str(made.root), made._postmaster]), flush=True)
 """
 
 
-def test_a_cluster_nobody_takes_is_deleted_when_the_process_exits(short_scratch: Path) -> None:
+@pytest.mark.parametrize("state", ["prepared", "started"])
+def test_a_cluster_nobody_takes_is_deleted_when_the_process_exits(short_scratch: Path, state: str) -> None:
     env = {**os.environ, "BRAINBENCH_SCRATCH_DIR": str(short_scratch)}
-    proc = subprocess.run([sys.executable, "-c", _UNTAKEN], env=env, capture_output=True, text=True, timeout=120,
-                          check=False)
+    proc = subprocess.run([sys.executable, "-c", _UNTAKEN, state], env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
-    root = Path(json.loads(proc.stdout))
+    where, postmaster = json.loads(proc.stdout)
+    root = Path(where)
+    if state == "started":
+        assert postmaster is not None and not server.pid_alive(postmaster), "its postmaster stopped too"
     assert root.parent == short_scratch and root.name.startswith(EMBEDDED_PREFIX)
     assert not root.exists()
     assert _clusters(short_scratch) == []

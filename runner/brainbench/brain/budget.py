@@ -25,14 +25,26 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import psycopg
 
 from brainbench.brain.server import DEFAULT_MAX_CONNECTIONS, ServerError
 from brainbench.models.budget import Concurrency, ConnectionBudget, ServerCapacity
 
+if TYPE_CHECKING:
+    from brainbench.models.config import RunConfig
+
 Mode = Literal["exec", "stream"]
+
+
+def seam_modes(config: RunConfig) -> list[Mode]:
+    """Each seam's invocation mode, as the orchestrator will start it."""
+    modes: list[Mode] = []
+    for harness in dict.fromkeys(config.harnesses):
+        override = config.seams.get(harness)
+        modes.append((override.mode if override and override.mode else None) or config.mode)
+    return modes
 
 # brain_access keeps one connection per brain URL, evicting beyond this many.
 HOOK_CONNECTIONS_PER_PROCESS = 8

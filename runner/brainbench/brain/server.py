@@ -350,6 +350,15 @@ class EmbeddedPostgres:
             return self._process.poll() is not None  # our child: reaped, never left a zombie
         return self._postmaster is None or not _running(self._postmaster)
 
+    @property
+    def running(self) -> bool:
+        return self._started and self._postmaster is not None and not self._gone()
+
+    def stop_quietly(self) -> None:
+        """``stop``, whatever it meets: a server that failed to start is started again later or closed."""
+        with contextlib.suppress(ServerError, OSError):
+            self.stop()
+
     def stop(self) -> None:
         """Stop like a crash (what ``pg_ctl -m immediate`` sends: no checkpoint); ``start`` brings
         the same server back."""
@@ -516,13 +525,15 @@ def _embedded_parent(ram_needed: int) -> Path | None:
     return scratch_parent(ram_needed) if ram_needed else None
 
 
-def prepare_ahead(ram_needed: int = 0) -> None:
+def prepare_ahead(ram_needed: int = 0, max_connections: Callable[[], int] | None = None) -> None:
     """Make the embedded cluster (sweep, copy of the cached initdb, password) on a thread, for the
-    ``open_server`` call that will ask for the same place.
+    ``open_server`` call that will ask for the same place; with ``max_connections`` (what the run
+    will ask for, computed on that thread) also start it.
 
-    Those steps are subprocesses (≈ 0.15–0.2 s of a run's wall, nearly none of its CPU), so they cost
-    the runner nothing while it imports and loads its corpus on the same core.  A cluster that no
-    ``open_server`` takes (the run ended first, or wants it elsewhere) is deleted at exit."""
+    Those steps are subprocesses (≈ 0.25–0.3 s of a run's wall with the start, little of its CPU), so
+    they cost the runner nothing while it imports and loads its corpus on the same core.  A cluster
+    that no ``open_server`` takes (the run ended first, or wants it elsewhere) is deleted at exit;
+    one started for another ``max_connections`` is restarted with the run's."""
     global _ahead
     parent = _embedded_parent(ram_needed)
     future: Future[EmbeddedPostgres] = Future()
@@ -534,9 +545,17 @@ def prepare_ahead(ram_needed: int = 0) -> None:
     def prepare() -> None:
         try:
             sweep_embedded()
-            future.set_result(EmbeddedPostgres(parent, start=False))
+            made = EmbeddedPostgres(parent, start=False)
         except BaseException as exc:  # the run's own open_server tries again and says why
             future.set_exception(exc)
+            return
+        try:
+            if max_connections is not None:
+                made.max_connections = max_connections()
+                made.start()
+        except BaseException:  # started by open_server instead, which says why if it fails too
+            made.stop_quietly()
+        future.set_result(made)
 
     threading.Thread(target=prepare, name="brainbench-brain-ahead", daemon=True).start()
     atexit.register(_discard_ahead)
@@ -578,8 +597,11 @@ def open_server(database_url: str | None, max_connections: int = DEFAULT_MAX_CON
     if server is None:
         sweep_embedded()
         return EmbeddedPostgres(parent, max_connections=max_connections)
-    server.max_connections = max_connections
+    if server.running and server.max_connections == max_connections:
+        return server
     try:
+        server.stop()  # started ahead for another size (the run chose its jobs otherwise): this one's
+        server.max_connections = max_connections
         server.start()
     except BaseException:
         server.close()

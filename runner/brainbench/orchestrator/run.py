@@ -21,12 +21,12 @@ import psycopg
 
 from brainbench.brain.budget import (
     HOOK_ROLE_SLACK,
-    Mode,
     choose_concurrency,
     cores,
     describe_choice,
     hook_role_connection_limit,
     probe_capacity,
+    seam_modes,
     warm_workers,
 )
 from brainbench.brain.databases import PREFIX, Brain, BrainDatabases, sweep_databases
@@ -114,15 +114,6 @@ def _as_run_failure(exc: BaseException, server: PostgresServer) -> Exception | N
         return DiskFull(f"{disk_full_message(exc)}; free some space, or point BRAINBENCH_SCRATCH_DIR and "
                         "TMPDIR at a roomier disk, and continue with --resume")
     return exc if isinstance(exc, RUN_FAILURES) else None
-
-
-def seam_modes(config: RunConfig) -> list[Mode]:
-    """Each seam's invocation mode, as _start_seam will choose it."""
-    modes: list[Mode] = []
-    for harness in dict.fromkeys(config.harnesses):
-        override = config.seams.get(harness)
-        modes.append((override.mode if override and override.mode else None) or config.mode)
-    return modes
 
 
 class Runner:
