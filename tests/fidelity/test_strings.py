@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
 from brainbench.brain.aliases import normalize_alias
-from brainbench.brain.store import fact_keyword_probe, insert_fact
+from brainbench.brain.store import fact_keyword_probe, insert_fact, sql_lowered
 from brainbench.corpus.errors import CorpusError
 from brainbench.corpus.loader import load_corpus
 from brainbench.corpus.rules import turn_key
@@ -90,13 +91,36 @@ def test_sql_lower_and_ilike_on_a_real_brain(brain: tuple[psycopg.Connection, st
     """Our SQL (translate() with gbrain's table, on whatever locale this Postgres has) answers as
     gbrain's PGLite did: lower(title) for every case, and the continuity probe's ILIKE."""
     conn, _ = brain
+    lowered = "SELECT " + sql_lowered("(%(t)s::text)", "%(f)s", "%(to)s")
     for text, want in SQL_LOWER:
         row = conn.execute("SELECT translate(%s, %s, %s)", (text, SQL_LOWER_FROM, SQL_LOWER_TO)).fetchone()
         assert row is not None and row[0] == want, text
+        row = conn.execute(lowered, {"t": text, "f": SQL_LOWER_FROM, "to": SQL_LOWER_TO}).fetchone()
+        assert row is not None and row[0] == want, text  # the ASCII fast path or translate(), as the text is
     for (text, keyword), want in paired("ilike"):
         conn.execute("TRUNCATE facts")
         insert_fact(conn, "default", fact=text, source="bench:seed")
         assert fact_keyword_probe(conn, "default", [keyword]) is want, (text, keyword)
+
+
+def test_the_ascii_fast_path_of_the_sql_lower_case_is_the_table_s(brain: tuple[psycopg.Connection, str]) -> None:
+    """``sql_lowered`` lowers an all-ASCII text with lower() under the C collation: every ASCII character,
+    alone and in a word, must come out as gbrain's table has it, and a text with one character beyond
+    ASCII anywhere must take the table itself."""
+    conn, _ = brain
+    lowered = "SELECT " + sql_lowered("(%(t)s::text)", "%(f)s", "%(to)s")
+    args = {"f": SQL_LOWER_FROM, "to": SQL_LOWER_TO}
+    texts = [chr(c) for c in range(1, 128)] + ["".join(chr(c) for c in range(1, 128)), "Ada LOVELACE", ""]
+    rng = random.Random(29)
+    beyond = [chr(c) for c in range(0x80, 0x2000) if not 0xD800 <= c <= 0xDFFF] + list(SQL_LOWER_FROM)
+    for _ in range(300):
+        word = [chr(rng.randrange(32, 127)) for _ in range(rng.randrange(1, 12))]
+        if rng.random() < 0.5:
+            word.insert(rng.randrange(len(word) + 1), rng.choice(beyond))
+        texts.append("".join(word))
+    for text in texts:
+        row = conn.execute(lowered, {"t": text, **args}).fetchone()
+        assert row is not None and row[0] == sql_lower(text), repr(text)
 
 
 @pytest.mark.parametrize("name", ["LU", "LL", "L", "N"])
