@@ -41,36 +41,24 @@ def test_open_server_takes_the_cluster_made_ahead_and_sizes_it_then(short_scratc
     assert _clusters(short_scratch) == []
 
 
-def test_a_server_started_ahead_is_taken_running_when_the_run_asks_for_its_size(short_scratch: Path,
-                                                                               monkeypatch) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(("ahead", "asked"), [(37, 37), (30, 41)], ids=["same size", "another size"])
+def test_a_server_started_ahead_is_taken_running_or_restarted_at_the_run_s_size(
+        short_scratch: Path, monkeypatch, ahead: int, asked: int) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("BRAINBENCH_SCRATCH_DIR", str(short_scratch))
-    prepare_ahead(ram_needed=1, max_connections=lambda: 37)
+    prepare_ahead(ram_needed=1, max_connections=lambda: ahead)
     made = server._ahead[1].result(timeout=60)  # type: ignore[index]
     assert made.running, "started on the thread, before any open_server"
     postmaster = made._postmaster
-    opened = open_server(None, max_connections=37, ram_needed=1)
+    opened = open_server(None, max_connections=asked, ram_needed=1)
     try:
-        assert opened is made and opened._postmaster == postmaster, "taken as it runs, not restarted"
+        assert opened is made
+        # Taken as it runs when the size is the run's; else restarted (a new postmaster) at the run's.
+        assert (opened._postmaster == postmaster) is (ahead == asked)
         with psycopg.connect(opened.admin_url, autocommit=True) as conn:
-            assert conn.execute("SHOW max_connections").fetchone() == ("37",)
+            assert conn.execute("SHOW max_connections").fetchone() == (str(asked),)
     finally:
         opened.close()
     assert _clusters(short_scratch) == []
-
-
-def test_a_server_started_ahead_for_another_size_is_restarted_with_the_run_s(short_scratch: Path,
-                                                                            monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("BRAINBENCH_SCRATCH_DIR", str(short_scratch))
-    prepare_ahead(ram_needed=1, max_connections=lambda: 30)
-    made = server._ahead[1].result(timeout=60)  # type: ignore[index]
-    assert made.running
-    opened = open_server(None, max_connections=41, ram_needed=1)
-    try:
-        assert opened is made
-        with psycopg.connect(opened.admin_url, autocommit=True) as conn:
-            assert conn.execute("SHOW max_connections").fetchone() == ("41",)
-    finally:
-        opened.close()
 
 
 def test_a_size_that_cannot_be_chosen_ahead_leaves_the_start_to_the_run(short_scratch: Path,
