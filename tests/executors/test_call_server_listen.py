@@ -293,3 +293,80 @@ def test_a_hook_started_after_its_client_hung_up_dies_at_once() -> None:
                       {"id": 7, "stdin": "", "timeout_s": 60}, session)
     assert answer["timed_out"] and answer["run_ms"] < 30_000, answer
     assert _running(marker) == 0
+
+
+
+def _forwarder(backend: int, accepted: list[socket.socket]) -> tuple[socket.socket, int]:
+    """A published port as Docker's proxy makes one: it takes every connection, then dials the backend
+    and hangs up without a byte when nothing listens there yet.  Its first connection it keeps and
+    leaves silent, as a connection taken by a server that was dying is left."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def pipe(src: socket.socket, dst: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while chunk := src.recv(65536):
+                dst.sendall(chunk)
+        with contextlib.suppress(OSError):
+            dst.shutdown(socket.SHUT_WR)
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                client, _ = listener.accept()
+                accepted.append(client)
+                if len(accepted) == 1:
+                    continue
+                try:
+                    upstream = socket.create_connection(("127.0.0.1", backend), timeout=5)
+                except OSError:
+                    client.close()
+                    continue
+                for src, dst in ((client, upstream), (upstream, client)):
+                    threading.Thread(target=pipe, args=(src, dst), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener, listener.getsockname()[1]
+
+
+def test_a_forwarded_port_with_nobody_behind_it_yet_is_waited_for_not_refused() -> None:
+    """A sidecar that restarts behind a forwarder: the runner's first connection is left silent, the
+    next ones are closed without a byte; it tries again within its deadline (8 s here, less than one
+    full handshake wait) and reaches the server once it listens."""
+    token = uuid.uuid4().hex
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        backend = probe.getsockname()[1]
+    accepted: list[socket.socket] = []
+    listener, port = _forwarder(backend, accepted)
+    outcome: dict[str, object] = {}
+
+    def connect() -> None:
+        channel = TcpCallChannel("codex", "127.0.0.1", port)
+        try:
+            channel.connect(token, timeout_s=8)
+            outcome["ready"] = True
+        except CallServerError as exc:
+            outcome["error"] = str(exc)
+        finally:
+            channel.close()
+
+    client = threading.Thread(target=connect)
+    client.start()
+    proc = None
+    try:
+        deadline = time.monotonic() + 6
+        while len(accepted) < 3 and time.monotonic() < deadline:  # silent once, hung up on at least once
+            time.sleep(0.05)
+        assert len(accepted) >= 3 and client.is_alive(), outcome
+        proc = subprocess.Popen([sys.executable, str(SERVER_PY), "--listen", f"127.0.0.1:{backend}", "--",
+                                 sys.executable, "-c", "pass"],
+                                env={**os.environ, "BRAINBENCH_CALL_TOKEN": token}, stderr=subprocess.DEVNULL)
+        client.join(20)
+        assert outcome == {"ready": True}
+    finally:
+        listener.close()
+        for conn in accepted:
+            conn.close()
+        if proc is not None:
+            proc.kill()
+            proc.wait()

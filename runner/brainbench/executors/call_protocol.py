@@ -74,8 +74,9 @@ class CallChannel(abc.ABC):
                 self._waiting[rid].append(None)
                 event.set()
 
-    def request(self, doc: Mapping[str, object], timeout_s: float) -> bytes | None:
-        """The answer line to ``doc``; None if the server died or did not answer in time."""
+    def request(self, doc: Mapping[str, object], timeout_s: float, cancel: bool = True) -> bytes | None:
+        """The answer line to ``doc``; None if the server died or did not answer in time (a call
+        then cancelled, so the server kills its hook; a handshake step has nothing to cancel)."""
         rid = next(self._ids)
         event = threading.Event()
         with self._lock:
@@ -84,7 +85,7 @@ class CallChannel(abc.ABC):
         try:
             # ASCII JSON: undecodable stdin bytes travel as surrogate escapes.
             self.send_line(json.dumps({**doc, "id": rid}).encode("ascii") + b"\n")
-            if not event.wait(max(timeout_s, 0.0)) and self.alive:
+            if not event.wait(max(timeout_s, 0.0)) and self.alive and cancel:
                 self.send_line(json.dumps({"cancel": rid}).encode("ascii") + b"\n")
                 event.wait(CANCEL_GRACE_S)
             got = self._waiting[rid]
@@ -100,7 +101,7 @@ class CallChannel(abc.ABC):
 
     def ask(self, doc: Mapping[str, object], timeout_s: float) -> dict[str, object]:
         """The answer to ``doc`` as an object; {} for none (a listen-mode handshake's steps)."""
-        answer = self.request(doc, timeout_s)
+        answer = self.request(doc, timeout_s, cancel=False)
         try:
             doc = bounded_json.loads(answer) if answer is not None else {}
         except ValueError:

@@ -53,7 +53,11 @@ HANDSHAKE_TIMEOUT_S = 10.0
 # after a client hangs up it is busy for as long as it takes to kill that client's calls.
 BUSY_WAIT_S = 10.0
 # After the seam started: how long its call server has to be back (a restarted sidecar) before the seam is dead.
-RECONNECT_TIMEOUT_S = 5.0
+RECONNECT_TIMEOUT_S = 15.0
+# The first attempt's wait for the hello's answer, doubled at each silent attempt up to HANDSHAKE_TIMEOUT_S:
+# a connection made while the old server was still dying can be taken and then never answered, and must
+# not use up the whole deadline.
+FIRST_HELLO_WAIT_S = 1.0
 
 
 def parse_endpoints(items: Sequence[str]) -> dict[str, tuple[str, int]]:
@@ -66,6 +70,13 @@ def parse_endpoints(items: Sequence[str]) -> dict[str, tuple[str, int]]:
     return out
 
 
+class _NobodyBehind(ConnectionError):
+    """The port took the connection but nobody answered it: closed without a byte, as a forwarder
+    does (Docker's published port, ``kubectl port-forward``) while nothing listens behind it yet, or
+    silent (taken by a server that was dying).  Retried, as connection refused is, never taken for
+    a peer that failed the handshake."""
+
+
 class TcpCallChannel(CallChannel):
     """The call server protocol over one TCP connection to a listening call server."""
 
@@ -73,6 +84,7 @@ class TcpCallChannel(CallChannel):
         super().__init__()
         self.seam, self.host, self.port = seam, host, port
         self.sock: socket.socket | None = None
+        self.heard = False  # any byte from the peer on this connection
         self._send_lock = threading.Lock()
 
     @property
@@ -96,15 +108,21 @@ class TcpCallChannel(CallChannel):
             time.sleep(0.1)
 
     def _handshake(self, token: str, deadline: float) -> dict[str, object]:
+        hello_wait = FIRST_HELLO_WAIT_S
         while True:
             try:
-                self.sock = socket.create_connection((self.host, self.port), timeout=HANDSHAKE_TIMEOUT_S)
-                break
-            except OSError as exc:
+                return self._attempt(token, hello_wait)
+            except OSError as exc:  # _NobodyBehind among them
                 if time.monotonic() >= deadline:
                     raise CallServerError(f"{self.seam}: no call server answers at {self.where} "
                                           f"(--seam-endpoint {self.seam}=HOST:PORT): {exc}") from exc
+                hello_wait = min(hello_wait * 2, HANDSHAKE_TIMEOUT_S)
                 time.sleep(0.2)
+
+    def _attempt(self, token: str, hello_wait: float) -> dict[str, object]:
+        """One connection and handshake; ``_NobodyBehind`` when the peer said nothing at all."""
+        self.sock = socket.create_connection((self.host, self.port), timeout=HANDSHAKE_TIMEOUT_S)
+        self.heard = False
         self.sock.settimeout(None)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.alive = True
@@ -112,7 +130,7 @@ class TcpCallChannel(CallChannel):
         reader.start()
         ready = False
         try:
-            answer = self._authenticate(token.encode("utf-8"))
+            answer = self._authenticate(token.encode("utf-8"), hello_wait)
             ready = bool(answer.get("ready"))
             return answer
         finally:
@@ -120,11 +138,14 @@ class TcpCallChannel(CallChannel):
                 self.close()
                 reader.join(HANDSHAKE_TIMEOUT_S)  # its end must not mark the next attempt's connection dead
 
-    def _authenticate(self, token: bytes) -> dict[str, object]:
+    def _authenticate(self, token: bytes, hello_wait: float) -> dict[str, object]:
         """call_server.py's handshake, client side: the answer to our proof ({"ready": ...} or an error).
         Raises when the peer cannot prove it holds the token: then it has heard nothing but a nonce."""
         nonce = secrets.token_hex(16)
-        challenge = self.hello(HANDSHAKE_TIMEOUT_S, nonce=nonce)
+        challenge = self.hello(hello_wait, nonce=nonce)
+        if not challenge and not self.heard:
+            raise _NobodyBehind("the connection was closed before any answer" if not self.alive else
+                                f"nothing answered the hello within {hello_wait:g} s")
         if challenge.get("error"):
             return challenge
         server_nonce, shown = challenge.get("challenge"), challenge.get("proof")
@@ -146,6 +167,7 @@ class TcpCallChannel(CallChannel):
         lines = LineSplitter()
         try:
             while chunk := sock.recv(65536):
+                self.heard = True
                 for line in lines.feed(chunk):
                     self.deliver(line)
         except Exception as exc:  # closed under us, or a line over the cap: either way it is done
