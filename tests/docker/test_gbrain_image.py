@@ -84,7 +84,8 @@ def _database_url(admin_url: str, name: str) -> str:
     return urlunsplit(urlsplit(admin_url)._replace(path=f"/{name}"))
 
 
-async def _replay(reference: Path, image: str, server_image: str, run_id: str, work: Path) -> dict[str, Any]:
+async def _replay(reference: Path, image: str, server_image: str, run_id: str, work: Path,
+                  hook_env: dict[str, str]) -> dict[str, Any]:
     from brainbench.brain.seed_document import seed_document  # seed contract v1 (runner side)
 
     corpus = load_corpus(reference / "corpus" / "fixtures", reference / "corpus" / "gold")
@@ -124,7 +125,7 @@ async def _replay(reference: Path, image: str, server_image: str, run_id: str, w
                     BRAINBENCH_SOURCE=f.source, BRAINBENCH_FIXTURE=f.fixture_id))
             workdir = seam_root / item.fixture_id
             env = {"BRAINBENCH_DATABASE_URL": url, "BRAINBENCH_SOURCE": item.fixture.source,
-                   "CLAUDE_CONFIG_DIR": str(workdir / "claude")}
+                   "CLAUDE_CONFIG_DIR": str(workdir / "claude"), **hook_env}
             results[item.fixture_id] = await replay_fixture(
                 item, SEAMS["claude-code"], process, suites=["know-to-ask"], env=env, workdir=workdir,
                 timeout_s=30, slug_sources={}, image=image)
@@ -134,8 +135,12 @@ async def _replay(reference: Path, image: str, server_image: str, run_id: str, w
     return results
 
 
+# The image's hook executable (hook-entry.ts, the default) and gbrain's whole CLI (BB_GBRAIN_HOOK_ENTRY=cli):
+# the same turns, byte for byte.
+@pytest.mark.parametrize("hook_env", [{}, {"BB_GBRAIN_HOOK_ENTRY": "cli"}], ids=["hook-entry", "whole-cli"])
 def test_gbrain_hook_reproduces_the_reference_turns(reference: Path, docker_client: Any, gbrain_image: str,
-                                                     run_id: str, short_scratch: Path) -> None:
+                                                     run_id: str, short_scratch: Path,
+                                                     hook_env: dict[str, str]) -> None:
     labels = docker_client.images.get(gbrain_image).labels
     contract = json.loads(labels["io.brainbench.brain"])
     assert contract["version"] == 2 and contract["extensions"] == ["vector", "pg_trgm", "pgcrypto"]
@@ -144,7 +149,8 @@ def test_gbrain_hook_reproduces_the_reference_turns(reference: Path, docker_clie
     assert labels["io.brainbench.gbrain.launcher"] == "compiled"
     assert contract["operations_verbs"] == ["recall"]
 
-    results = anyio.run(_replay, reference, gbrain_image, ensure_pgvector_image(docker_client), run_id, short_scratch)
+    results = anyio.run(_replay, reference, gbrain_image, ensure_pgvector_image(docker_client), run_id, short_scratch,
+                        hook_env)
     checked = 0
     for fixture_id, turns in _expected(reference).items():
         replay = results[fixture_id]

@@ -120,6 +120,8 @@ def sandbox(tmp_path: Path) -> Iterator[dict[str, str]]:
            "FAKE_LOG": str(tmp_path / "serves.log"), "TMPDIR": str(tmp_path),
            "BRAINBENCH_DATABASE_URL": 'postgresql://o:p"w@db/brain_1', "BRAINBENCH_SOURCE": "teambrain",
            "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
+           # No hook executable of its own: gbrain's hooks through the stand-in CLI (its test is below).
+           "BB_GBRAIN_HOOK_BIN": str(tmp_path / "no-gbrain-hook"),
            # Our tools run alone here; the warm worker has tests of its own below.
            "BB_GBRAIN_WORKER": "0"}
     yield env
@@ -283,6 +285,28 @@ def test_events_and_seams_go_to_gbrain_s_own_commands(sandbox: dict[str, str]) -
     answer = json.loads(done.stdout)
     assert (answer["script"], answer["source"], answer["stdin_bytes"]) == ("openclaw.ts", "teambrain", len(openclaw))
     assert len(_serves(sandbox)) == 1  # the engine's reflex resolves through serve
+
+
+def test_hooks_run_in_the_hook_executable_unless_asked_for_gbrain_s_whole_cli(sandbox: dict[str, str],
+                                                                              tmp_path: Path) -> None:
+    """The image's gbrain-hook (hook-entry.ts) gets every ``gbrain hook <event>`` with the caller's stdin;
+    serve stays gbrain's CLI; BB_GBRAIN_HOOK_ENTRY=cli sends the hooks to gbrain's CLI again."""
+    entry = tmp_path / "gbrain-hook"
+    entry.write_text(FAKE_GBRAIN.replace('printf \'{"args"', 'printf \'{"entry":"hook-entry","args"'))
+    entry.chmod(0o755)
+    env = {**sandbox, "BB_GBRAIN_HOOK_BIN": str(entry)}
+    prompt = b'{"hook_event_name":"UserPromptSubmit","prompt":"Alice?","transcript_path":"/x/s.jsonl"}'
+    stop = b'{"hook_event_name":"Stop","session_id":"s","transcript_path":"/x/p/s.jsonl"}'
+    end = b'{"hook_event_name":"SessionEnd","session_id":"s","transcript_path":"/x/p/s.jsonl"}'
+    for stdin, args in ((prompt, "hook user-prompt"), (stop, "hook stop"), (end, "hook session-end")):
+        done = _hook(env, stdin)
+        assert done.returncode == 0, done.stderr
+        answer = json.loads(done.stdout)
+        assert (answer.get("entry"), answer["args"]) == ("hook-entry", args)
+        assert (Path(answer["home"]) / "last-stdin").read_bytes() == stdin + b"\n"
+    assert len(_serves(env)) == 1  # serve is gbrain's CLI's, started for the prompt
+    whole = json.loads(_hook({**env, "BB_GBRAIN_HOOK_ENTRY": "cli"}, prompt).stdout)
+    assert ("entry" not in whole, whole["args"]) == (True, "hook user-prompt")
 
 
 def test_write_back_and_operations_run_our_scripts_on_the_brain_s_home(sandbox: dict[str, str]) -> None:
