@@ -37,6 +37,7 @@ case "$1" in
     ;;
   hook)
     stdin="$(cat)"
+    sleep "${FAKE_HOOK_SLEEP:-0}"
     printf '%s\n' "$stdin" >"$GBRAIN_HOME/last-stdin"
     printf '{"args":"%s","source":"%s","claude":"%s","home":"%s","grace":"%s"}\n' "$*" "$GBRAIN_SOURCE" \
       "${CLAUDE_CONFIG_DIR:-}" "$GBRAIN_HOME" "${GBRAIN_FLUSH_GRACE_MS:-}"
@@ -227,6 +228,28 @@ def test_dead_serve_is_restarted_and_old_serves_are_stopped(sandbox: dict[str, s
     alive = [line for line in _serves(sandbox) if _alive(int(line.split()[0]))]
     assert len(alive) == 3, alive
     assert not _alive(int(_serves(sandbox)[1].split()[0]))  # the least recently used went first
+
+
+def test_a_serve_in_the_middle_of_a_call_is_never_stopped(sandbox: dict[str, str]) -> None:
+    """More fixtures at once than BB_GBRAIN_MAX_SERVES (here 1): another database's serve start passes
+    over a serve whose call is still running (stopping it made that call's hook fail open, a silent
+    turn at --jobs 4) and stops it once the call is over."""
+    env = {**sandbox, "BB_GBRAIN_MAX_SERVES": "1"}
+    with ThreadPoolExecutor(1) as pool:
+        slow = pool.submit(_hook, env, b'{"prompt": "hi"}', BRAINBENCH_DATABASE_URL="postgresql://o@db/brain_a",
+                           FAKE_HOOK_SLEEP="3")
+        deadline = time.monotonic() + 10
+        while not _serves(env) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.8)  # its serve is up and its hook is running
+        assert _hook(env, BRAINBENCH_DATABASE_URL="postgresql://o@db/brain_b").returncode == 0
+        serve_a = int(_serves(env)[0].split()[0])
+        assert _alive(serve_a) and not slow.done()
+        assert slow.result().returncode == 0
+    assert _hook(env, BRAINBENCH_DATABASE_URL="postgresql://o@db/brain_c").returncode == 0
+    time.sleep(0.3)
+    assert not _alive(serve_a)  # over, so the next serve start stopped it
+    assert [line for line in _serves(env) if _alive(int(line.split()[0]))] == [_serves(env)[-1]]
 
 
 def test_a_serve_start_costs_the_same_after_a_thousand_databases(sandbox: dict[str, str], tmp_path: Path) -> None:
