@@ -6,7 +6,7 @@
     .venv/bin/python benchmarks/update_docs.py --only gate --executor docker --mode exec   # one row
     .venv/bin/python benchmarks/update_docs.py --only gbrain-image   # gbrain's real hook image (minutes;
                                  # BRAINBENCH_GBRAIN_IMAGE_RESULT=FILE keeps that run's result JSON)
-    .venv/bin/python benchmarks/update_docs.py --only gbrain-image-scale   # the same at 1× and 10× (an hour)
+    .venv/bin/python benchmarks/update_docs.py --only gbrain-image-scale   # the same at 1× and 10× (minutes)
     .venv/bin/python benchmarks/update_docs.py --only versus-gbrain   # the embedded gate run against gbrain's
                                  # own BrainBench on its corpus, paired (needs scripts/build-gbrain's staging)
 

@@ -24,11 +24,12 @@ def _pytest(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_plain_pytest_leaves_the_gbrain_check_out() -> None:
-    proc = _pytest("--collect-only", "-q", MODULE)
-    assert "2 deselected" in proc.stdout, proc.stdout + proc.stderr
-    assert "::test_" not in proc.stdout
     chosen = _pytest("--collect-only", "-q", "-m", "gbrain", MODULE)
-    assert chosen.stdout.count(f"{MODULE}::test_") == 2, chosen.stdout
+    checks = chosen.stdout.count(f"{MODULE}::test_")
+    assert checks >= 3, chosen.stdout  # the reference turns through both hook entries, and the run
+    proc = _pytest("--collect-only", "-q", MODULE)
+    assert f"{checks} deselected" in proc.stdout, proc.stdout + proc.stderr
+    assert "::test_" not in proc.stdout
 
 
 def test_the_gbrain_check_fails_without_a_checkout(tmp_path: Path) -> None:
