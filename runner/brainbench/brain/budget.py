@@ -38,13 +38,15 @@ if TYPE_CHECKING:
 Mode = Literal["exec", "stream"]
 
 
+def seam_mode(config: RunConfig, harness: str) -> Mode:
+    """The invocation mode the orchestrator starts ``harness``'s seam in: its own, else the run's."""
+    override = config.seams.get(harness)
+    return (override.mode if override and override.mode else None) or config.mode
+
+
 def seam_modes(config: RunConfig) -> list[Mode]:
     """Each seam's invocation mode, as the orchestrator will start it."""
-    modes: list[Mode] = []
-    for harness in dict.fromkeys(config.harnesses):
-        override = config.seams.get(harness)
-        modes.append((override.mode if override and override.mode else None) or config.mode)
-    return modes
+    return [seam_mode(config, harness) for harness in dict.fromkeys(config.harnesses)]
 
 # brain_access keeps one connection per brain URL, evicting beyond this many.
 HOOK_CONNECTIONS_PER_PROCESS = 8

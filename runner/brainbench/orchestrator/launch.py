@@ -16,7 +16,7 @@ from pathlib import Path
 
 import anyio
 
-from brainbench.brain.budget import cores
+from brainbench.brain.budget import cores, seam_mode
 from brainbench.executors.base import Executor, ExecutorError, RunContext, SeamLaunch, SeamProcess
 from brainbench.harnesses.registry import SEAMS, SeamSpec
 from brainbench.models.config import RunConfig
@@ -144,7 +144,7 @@ class Providers:
 async def start_seam(config: RunConfig, providers: Providers, harness: str, workroot: Path) -> ActiveSeam:
     spec = SEAMS[harness]
     override = config.seams.get(harness)
-    mode = (override.mode if override and override.mode else None) or config.mode
+    mode = seam_mode(config, harness)
     image = override.image if override else None
     if override and override.command:
         command = tuple(override.command)
