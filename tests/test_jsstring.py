@@ -9,6 +9,8 @@ import pytest
 import regex
 from brainbench.jsjson import stringify
 from brainbench.jsstring import NOT_WS, WHITESPACE, WS, is_space, js_len, js_slice, split_ws, trim, trim_end, utf8_bytes
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 # ECMAScript WhiteSpace ∪ LineTerminator, written out by code point.
 JS_SPACE = [0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680, *range(0x2000, 0x200B),
@@ -97,3 +99,28 @@ def test_without_lone_surrogates_copies_and_replaces_every_half() -> None:
     for _ in range(5000):
         flat = flat[0]
     assert flat == ["\ufffd"]
+
+
+def test_without_lone_surrogates_hands_back_a_clean_value_itself() -> None:
+    from brainbench.jsstring import without_lone_surrogates
+
+    doc = {"prompt": "ok \U0001f600 é", "messages": [{"role": "user", "content": "x"}], "n": 1}
+    assert without_lone_surrogates(doc) is doc  # nothing to replace: no copy made
+    assert without_lone_surrogates({"k": ["a", {"\udc00": 1}]}) == {"k": ["a", {"\ufffd": 1}]}
+
+
+_JSON_TEXT = st.text(st.characters(codec=None) | st.sampled_from("\ud800\udfff\u2028\x00\x7f\"\\é😀"), max_size=8)
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**60), 2**60) | st.floats(allow_nan=True) | _JSON_TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner)
+    | st.dictionaries(_JSON_TEXT | st.from_regex(r"[0-9]{1,3}", fullmatch=True), inner, max_size=4),
+    max_leaves=12)
+
+
+@given(_JSON_VALUES)
+@settings(max_examples=2000, deadline=None)
+def test_stringify_writes_every_value_as_the_emulation_does(value: object) -> None:
+    """The C encoder's shortcut (plain values) and the JSON.stringify emulation agree byte for byte."""
+    from brainbench.jsjson import js_json_dumps
+
+    assert stringify(value) == js_json_dumps(value, None)

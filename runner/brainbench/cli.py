@@ -268,6 +268,10 @@ def entry() -> None:
     teardown (``process_exit``: ~0.13 s of every run's wall, after its last output)."""
     from brainbench.process_exit import run_then_exit
 
+    if sys.argv[1:2] == ["run"] or sys.argv[1:3] == ["eval", "brainbench"]:
+        from brainbench import collector
+
+        collector.defer()  # resumed once the run has imported its stack (cli_run._run_and_report)
     run_then_exit(main)
 
 

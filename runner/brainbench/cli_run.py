@@ -299,10 +299,12 @@ def _selection_problem(config: RunConfig, corpus) -> str | None:  # type: ignore
 
 
 def _run_and_report(config: RunConfig, corpus, shard=None, fresh=None) -> int:  # type: ignore[no-untyped-def]
+    from brainbench import collector
     from brainbench.orchestrator.progress import progress_reporter
     from brainbench.orchestrator.run import RUN_FAILURES, Runner
     from brainbench.pipeline import run_benchmark
 
+    collector.resume()  # everything the run imports is loaded by now (brainbench.collector)
     runner = Runner(config, corpus, shard=shard)
     if runner.full_plan.is_empty:
         _err("filters matched zero fixtures — refusing a vacuous pass")

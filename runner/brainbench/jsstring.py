@@ -125,10 +125,14 @@ def without_lone_surrogates(value: Any) -> Any:
 
     For the places a lone half cannot go: a pydantic ``str``, or a payload that
     will be written as UTF-8.  U+FFFD is one UTF-16 unit like the half and, like
-    it, neither letter, digit nor space.  Lists and dicts are rebuilt, not mutated.
+    it, neither letter, digit nor space.  Lists and dicts holding a half are
+    rebuilt, not mutated; a value that holds none (nearly every one) is returned
+    as it is, since copying it cost a hook call's payload as much as encoding it.
     """
     if isinstance(value, str):
         return _LONE_SURROGATE.sub("\ufffd", value)
+    if not _holds_surrogate(value):
+        return value
     root: list[Any] = [value]
     stack: list[tuple[Any, Any]] = [(root, 0)]
     while stack:  # iterative: nesting depth is the input's, not ours
@@ -145,6 +149,22 @@ def without_lone_surrogates(value: Any) -> Any:
             container[key] = copy_d
             stack.extend((copy_d, k) for k in copy_d)
     return root[0]
+
+
+def _holds_surrogate(value: Any) -> bool:
+    """Whether a string of the JSON value (a key too) holds a surrogate code point."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii() and _LONE_SURROGATE.search(item):
+                return True
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+    return False
 
 
 def utf8_bytes(text: str) -> bytes:

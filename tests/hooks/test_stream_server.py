@@ -17,7 +17,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from brainbench.hooks.__main__ import socket_path
-from brainbench.models.wire import encode_request
+from brainbench.models.stream_codec import encode_request
 from processes import live_processes  # type: ignore[import-not-found]
 from test_warm_server import HEAVY, PROMPT, _env, _imported, alice_url, short_tmp  # type: ignore[import-not-found]
 

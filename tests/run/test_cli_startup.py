@@ -61,3 +61,22 @@ def test_cleanup_on_a_machine_without_docker_cleans_the_brain_side_and_exits_0(t
                                text=True, timeout=60, env={**env, "COLUMNS": "200"}).stdout
     assert "scratch, embedded servers, databases and roles, containers and networks" in help_text
     assert "Without Docker only the brain side is cleaned" in help_text
+
+
+def test_the_warm_hook_servers_stack_imports_no_pydantic() -> None:
+    """The hook server and every stream program start on this path: pydantic was a tenth of it."""
+    code = ("import importlib, sys\nimport brainbench.hooks.serve\nfrom brainbench.hooks.ipc import SEAM_MODULES\n"
+            "for module in SEAM_MODULES.values():\n    importlib.import_module(module)\n"
+            "import brainbench.models.stream_codec\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'pydantic_core')))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout
+
+
+def test_a_program_defers_collection_while_it_imports_and_freezes_what_it_imported() -> None:
+    code = ("import gc\nfrom brainbench import collector\n"
+            "collector.resume()\nprint(gc.isenabled(), gc.get_freeze_count())\n"  # no defer: untouched
+            "collector.defer()\nimport brainbench.models.result\nprint(gc.isenabled())\n"
+            "collector.resume()\nprint(gc.isenabled(), gc.get_freeze_count() > 0)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert proc.stdout.split() == ["True", "0", "False", "True", "True"], proc.stdout

@@ -18,7 +18,7 @@ from brainbench.hooks.program import HookResult, invoke
 from brainbench.models import bounded_json
 from brainbench.models.hook_io import HookOutcome
 from brainbench.models.seed import BrainContract, BrainContractError
-from brainbench.models.wire import StreamProtocolError, decode_request, decode_response
+from brainbench.models.stream_codec import StreamProtocolError, decode_request, decode_response
 
 DEEP = "[" * 5000
 DEEP_OBJECT = '{"a":' * 1200  # 6 KB: under the context cap

@@ -41,7 +41,7 @@ from brainbench.executors.limits import (
     stream_handshake_error,
 )
 from brainbench.models import bounded_json
-from brainbench.models.wire import HANDSHAKE_INPUT, StreamProtocolError, decode_response, encode_request
+from brainbench.models.stream_codec import HANDSHAKE_INPUT, StreamProtocolError, decode_response, encode_request
 
 # Long enough for an interpreter and its imports on a loaded 2-core machine.
 WARM_UP_TIMEOUT_S = 30.0

@@ -90,7 +90,7 @@ def serve_stream(handler: Handler, lines: Iterable[bytes], write: Callable[[byte
     OSError where no exec hook could start; the warm hook server, which serves many sessions
     from one process, checks the cwd instead of entering it (``serve.check_cwd``)."""
     # The codec is imported here, not at the top: exec mode must not pay for it.
-    from brainbench.models.wire import StreamProtocolError, decode_request, encode_response
+    from brainbench.models.stream_codec import StreamProtocolError, decode_request, encode_response
 
     for line in lines:
         if not line.strip():

@@ -46,6 +46,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from importlib import import_module
 
+from brainbench import collector
 from brainbench.hooks.ipc import SEAM_MODULES, STREAM_READY, frame
 from brainbench.hooks.program import MAX_STDIN_BYTES, Handler, answer_stdin, serve_stream
 
@@ -158,7 +159,9 @@ class HookServer:
         # rather than polling for a socket.  Only now the hook stack (≈ 0.4 CPU-s): clients that
         # find no server each start one, and all but the first exit above without paying for it.
         listener.listen(64)
+        collector.defer()
         self.handlers = {name: import_module(module).handle for name, module in SEAM_MODULES.items()}
+        collector.resume()
         listener.settimeout(0.5)
         with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="hook") as pool:
             try:

@@ -88,8 +88,15 @@ class Conversation:
         # The one layer that retries a hook call, and only for infrastructure faults (seam
         # could not run it, brain unreachable); anything the seam decided is graded as it
         # came, never retried (executors/retry.py).
+        last: list[tuple[HookOutcome, Graded]] = []  # the retry check's grade, reused for the answer kept
+
+        def grade_of(outcome: HookOutcome) -> Graded:
+            if not last or last[0][0] is not outcome:
+                last[:] = [(outcome, grade(outcome, self.spec.dialect, event))]
+            return last[0][1]
+
         outcome: HookOutcome = await INFRA_RETRY.call_async(self.process.call, call,
-                                                            faulty=lambda r: self._retryable(r, event))
+                                                            faulty=lambda r: self._retryable(grade_of(r)))
         self.calls += 1
         self.durations_ms.append(outcome.duration_ms)
         if self.payload_dir is not None:
@@ -97,13 +104,13 @@ class Conversation:
         over = self.share.since(self.spec.harness, mark) if self.share is not None else None
         if over is not None:
             return Graded(None, "contract_violation", over), outcome
-        return grade(outcome, self.spec.dialect, event), outcome
+        return grade_of(outcome), outcome
 
-    def _retryable(self, outcome: HookOutcome, event: str) -> bool:
+    def _retryable(self, graded: Graded) -> bool:
         """An infrastructure fault worth another attempt.  Not when the brain server itself died: no
         attempt can succeed, and its back-off would only let the fault's retry lines race the run's
         own one-line report of the dead server (DatabaseFailure, orchestrator/run.py)."""
-        if grade(outcome, self.spec.dialect, event).fault != "infra_error":
+        if graded.fault != "infra_error":
             return False
         if self.brain_down is not None and (why := self.brain_down()) is not None:
             raise DatabaseFailure(f"the brain database failed: {why}")

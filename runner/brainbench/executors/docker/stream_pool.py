@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from brainbench.models.wire import HANDSHAKE_INPUT, StreamProtocolError, decode_response, encode_request
+from brainbench.models.stream_codec import HANDSHAKE_INPUT, StreamProtocolError, decode_response, encode_request
 
 from ..base import ExecutorError, HookCall, HookOutcome
 from ..limits import (
