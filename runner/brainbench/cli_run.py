@@ -10,11 +10,14 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from brainbench.models.config import OptionsError, RunConfig
+
+if TYPE_CHECKING:
+    from brainbench.brain.server import EmbeddedPostgres
 
 EXIT_OK, EXIT_REGRESSION, EXIT_ERROR = 0, 1, 2
 # When the command started (this module is imported by `run` itself): the clock of its progress lines.
@@ -262,7 +265,15 @@ def _embedded_brain_ahead(config: RunConfig) -> None:
         share = share_from_env()
     except ValueError:
         return  # the run says so, in its own words
-    prepare_ahead(share.worst_case_bytes(len(set(config.harnesses)), 0), lambda: _ahead_max_connections(config))
+    prepare_ahead(share.worst_case_bytes(len(set(config.harnesses)), 0), lambda: _ahead_max_connections(config),
+                  _spare_template)
+
+
+def _spare_template(server: EmbeddedPostgres) -> None:
+    # Imported on the thread that makes the server: the migrations overlap this thread's imports.
+    from brainbench.brain.databases import make_spare_template
+
+    make_spare_template(server)
 
 
 def _ahead_max_connections(config: RunConfig) -> int:

@@ -116,3 +116,55 @@ def test_a_cluster_nobody_takes_is_deleted_when_the_process_exits(short_scratch:
     assert root.parent == short_scratch and root.name.startswith(EMBEDDED_PREFIX)
     assert not root.exists()
     assert _clusters(short_scratch) == []
+
+
+def _schema(url: str) -> list[tuple[str, ...]]:
+    with psycopg.connect(url, autocommit=True) as conn:
+        return conn.execute("SELECT table_name, column_name, data_type, column_default FROM information_schema.columns"
+                            " WHERE table_schema = 'public' ORDER BY 1, 2").fetchall()
+
+
+def test_the_template_migrated_ahead_is_the_runs_own_once_labelled_and_only_once(short_scratch: Path,
+                                                                                monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from brainbench.brain.databases import SPARE_TEMPLATE, BrainDatabases, make_spare_template
+
+    monkeypatch.setenv("BRAINBENCH_SCRATCH_DIR", str(short_scratch))
+    prepare_ahead(ram_needed=1, max_connections=lambda: 20, then=make_spare_template)
+    opened = open_server(None, max_connections=20, ram_needed=1)
+    try:
+        assert opened.spare_template == SPARE_TEMPLATE
+        adopted = BrainDatabases(opened, "aheadrun", ["codex"])
+        adopted.prepare()
+        assert opened.spare_template is None, "adopted once"
+        own = BrainDatabases(opened, "ownrun", ["codex"])
+        own.prepare()  # nothing left to adopt: migrated here, as without a server made ahead
+        with psycopg.connect(opened.admin_url, autocommit=True) as conn:
+            names = {r[0]: r[1] for r in conn.execute(
+                "SELECT datname, shobj_description(oid, 'pg_database') FROM pg_database").fetchall()}
+        assert SPARE_TEMPLATE not in names
+        assert "aheadrun" in (names[adopted.template] or "") and "ownrun" in (names[own.template] or "")
+        assert _schema(opened.database_url(adopted.template)) == _schema(opened.database_url(own.template)) != []
+        adopted.close()
+        own.close()
+    finally:
+        opened.close()
+
+
+def test_a_template_that_cannot_be_made_ahead_is_made_by_the_run(short_scratch: Path,
+                                                                 monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from brainbench.brain.databases import BrainDatabases
+
+    def fails(made: EmbeddedPostgres) -> None:
+        raise psycopg.OperationalError("no template ahead")
+
+    monkeypatch.setenv("BRAINBENCH_SCRATCH_DIR", str(short_scratch))
+    prepare_ahead(ram_needed=1, max_connections=lambda: 20, then=fails)
+    opened = open_server(None, max_connections=20, ram_needed=1)
+    try:
+        assert opened.running and opened.spare_template is None
+        dbs = BrainDatabases(opened, "plainrun", ["codex"])
+        dbs.prepare()
+        assert _schema(opened.database_url(dbs.template)) != []
+        dbs.close()
+    finally:
+        opened.close()

@@ -24,7 +24,7 @@ from brainbench.brain.budget import ADMIN_CONNECTIONS
 from brainbench.brain.gate import SeamGates, via_gate
 from brainbench.brain.guarded import ConnectionGuard
 from brainbench.brain.roles import HookRole
-from brainbench.brain.server import PostgresServer, first_line
+from brainbench.brain.server import EmbeddedPostgres, PostgresServer, first_line
 from brainbench.brain.watchdog import ShareWatchdog
 from brainbench.models.owner import Owner
 from brainbench.ownership import swept
@@ -35,6 +35,37 @@ PREFIX = "bb_"
 def migrations() -> list[tuple[str, str]]:
     files = resources.files("brainbench.brain") / "migrations"
     return sorted((f.name, f.read_text()) for f in files.iterdir() if f.name.endswith(".sql"))
+
+
+def build_schema(conn: psycopg.Connection) -> None:
+    """The brain's tables in the database ``conn`` is connected to, closed to every hook role."""
+    for _, text in migrations():
+        conn.execute(text)
+    roles.lock_schema(conn)
+
+
+# A template made while the runner still imports (``make_spare_template``), for its run to adopt.
+SPARE_TEMPLATE = f"{PREFIX}spare_tmpl"
+
+
+def make_spare_template(server: EmbeddedPostgres) -> None:
+    """Migrate a template on an embedded server started ahead (``server.prepare_ahead``): its ~0.1 s of
+    migrations then overlap the runner's imports instead of following them.  Only a fresh cluster of
+    this run has one; the run's ``BrainDatabases.prepare`` renames it to its own template and labels
+    it, or makes one as ever when there is none (this failed, or the server was not made ahead)."""
+    with psycopg.connect(server.database_url("postgres"), autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(SPARE_TEMPLATE)))
+    with psycopg.connect(server.database_url(SPARE_TEMPLATE), autocommit=True) as conn:
+        build_schema(conn)
+    server.spare_template = SPARE_TEMPLATE
+
+
+def take_spare_template(server: PostgresServer) -> str | None:
+    """The migrated template made ahead on ``server``, at most once (None: make one)."""
+    spare: str | None = getattr(server, "spare_template", None)
+    if spare is not None:
+        server.spare_template = None  # type: ignore[attr-defined]
+    return spare
 
 
 class BrainDatabases:
@@ -86,12 +117,17 @@ class BrainDatabases:
             yield conn
 
     def prepare(self) -> None:
+        spare = take_spare_template(self.server)
         with self._admin() as conn:
             roles.check_privileges(conn)
             if not roles.may_set_temp_file_limit(conn):
                 self.temp_file_limit_kb = None  # the watchdog's per-seam bound is what is left (SECURITY-BRAIN.md)
             self._file_copy = conn.info.server_version >= 150000
-            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(self.template)))
+            if spare is None:
+                conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(self.template)))
+            else:
+                conn.execute(sql.SQL("ALTER DATABASE {} RENAME TO {}").format(
+                    sql.Identifier(spare), sql.Identifier(self.template)))
             self._remember(self.template)
             conn.execute(sql.SQL("COMMENT ON DATABASE {} IS {}").format(
                 sql.Identifier(self.template), sql.Literal(roles.label(self.run_id))))
@@ -100,10 +136,9 @@ class BrainDatabases:
                 # Our own server: its stock databases are no hook's business either.
                 for stock in ("postgres", "template1"):
                     roles.lock_database(conn, stock)
-        with self._admin(self.template) as conn:
-            for _, text in migrations():
-                conn.execute(text)
-            roles.lock_schema(conn)
+        if spare is None:
+            with self._admin(self.template) as conn:
+                build_schema(conn)
 
     def _remember(self, name: str) -> None:
         with self._lock:

@@ -428,13 +428,16 @@ class Runner:
         try:
             # Leftover databases of runs that died on this host (SIGKILL, power loss).
             # Databases and seam processes are independent until the first hook call.
+            async def sweep_files() -> None:
+                # Dead runs' work dirs and lock files: nothing of this run's, so beside its start-up.
+                await anyio.to_thread.run_sync(sweep_run_dirs)
+                await anyio.to_thread.run_sync(lambda: sweep_lock_files(min_age_s=LOCK_FILE_KEEP_S))
+
             async def prepare_brains() -> None:
                 self.events.phase("building the brain template (dead runs' databases swept, schema migrated)")
                 try:
                     if not getattr(server, "fresh", False):
                         await anyio.to_thread.run_sync(sweep_databases, server)
-                    await anyio.to_thread.run_sync(sweep_run_dirs)
-                    await anyio.to_thread.run_sync(lambda: sweep_lock_files(min_age_s=LOCK_FILE_KEEP_S))
                     await anyio.to_thread.run_sync(dbs.prepare)
                     nonlocal watchdog
                     watchdog = ShareWatchdog(server.database_url("postgres"), f"{PREFIX}{self.run_id}_", self.share,
@@ -449,6 +452,7 @@ class Runner:
                 await start_seams(self.config, providers, workroot, self.seams, self.events.phase)
 
             async with anyio.create_task_group() as start_up:
+                start_up.start_soon(sweep_files)
                 start_up.start_soon(prepare_brains)
                 start_up.start_soon(prepare_seams)
             self.seeded = await prepare_seeded_seams(self.seams, dbs, self.events.phase, self.clock)
