@@ -94,8 +94,10 @@ def _units(text: str) -> bytes:
 
 
 def js_len(text: str) -> int:
-    """``text.length``: UTF-16 code units (an astral character counts 2)."""
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    """``text.length``: UTF-16 code units (an astral character counts 2, a lone surrogate half 1)."""
+    if text.isascii():
+        return len(text)
+    return len(_units(text)) // 2
 
 
 def js_slice(text: str, start: int, end: int | None = None) -> str:

@@ -132,7 +132,8 @@ def test_the_template_migrated_ahead_is_the_runs_own_once_labelled_and_only_once
     prepare_ahead(ram_needed=1, max_connections=lambda: 20, then=make_spare_template)
     opened = open_server(None, max_connections=20, ram_needed=1)
     try:
-        assert opened.spare_template == SPARE_TEMPLATE
+        assert opened.spare_template is not None, "handed over while the template is being made"
+        assert opened.spare_template.result(timeout=60) == SPARE_TEMPLATE
         adopted = BrainDatabases(opened, "aheadrun", ["codex"])
         adopted.prepare()
         assert opened.spare_template is None, "adopted once"
@@ -154,14 +155,16 @@ def test_a_template_that_cannot_be_made_ahead_is_made_by_the_run(short_scratch: 
                                                                  monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from brainbench.brain.databases import BrainDatabases
 
-    def fails(made: EmbeddedPostgres) -> None:
+    def fails(made: EmbeddedPostgres) -> str:
         raise psycopg.OperationalError("no template ahead")
 
     monkeypatch.setenv("BRAINBENCH_SCRATCH_DIR", str(short_scratch))
     prepare_ahead(ram_needed=1, max_connections=lambda: 20, then=fails)
     opened = open_server(None, max_connections=20, ram_needed=1)
     try:
-        assert opened.running and opened.spare_template is None
+        assert opened.running and opened.spare_template is not None
+        with pytest.raises(psycopg.OperationalError):
+            opened.spare_template.result(timeout=60)
         dbs = BrainDatabases(opened, "plainrun", ["codex"])
         dbs.prepare()
         assert _schema(opened.database_url(dbs.template)) != []

@@ -13,6 +13,7 @@ import contextlib
 import itertools
 import threading
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from importlib import resources
 
@@ -46,9 +47,11 @@ def build_schema(conn: psycopg.Connection) -> None:
 
 # A template made while the runner still imports (``make_spare_template``), for its run to adopt.
 SPARE_TEMPLATE = f"{PREFIX}spare_tmpl"
+# Far longer than its ~0.1 s: past this, something is wrong with it and the run makes its own.
+SPARE_TEMPLATE_WAIT_S = 30.0
 
 
-def make_spare_template(server: EmbeddedPostgres) -> None:
+def make_spare_template(server: EmbeddedPostgres) -> str:
     """Migrate a template on an embedded server started ahead (``server.prepare_ahead``): its ~0.1 s of
     migrations then overlap the runner's imports instead of following them.  Only a fresh cluster of
     this run has one; the run's ``BrainDatabases.prepare`` renames it to its own template and labels
@@ -57,15 +60,20 @@ def make_spare_template(server: EmbeddedPostgres) -> None:
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(SPARE_TEMPLATE)))
     with psycopg.connect(server.database_url(SPARE_TEMPLATE), autocommit=True) as conn:
         build_schema(conn)
-    server.spare_template = SPARE_TEMPLATE
+    return SPARE_TEMPLATE
 
 
 def take_spare_template(server: PostgresServer) -> str | None:
-    """The migrated template made ahead on ``server``, at most once (None: make one)."""
-    spare: str | None = getattr(server, "spare_template", None)
-    if spare is not None:
-        server.spare_template = None  # type: ignore[attr-defined]
-    return spare
+    """The migrated template made ahead on ``server`` (waiting for it while it is being made), at most
+    once; None: make one."""
+    spare: Future[str] | None = getattr(server, "spare_template", None)
+    if spare is None:
+        return None
+    server.spare_template = None  # type: ignore[attr-defined]
+    try:
+        return spare.result(timeout=SPARE_TEMPLATE_WAIT_S)
+    except Exception:  # it failed, or is stuck: made here instead (a stuck one stays unused)
+        return None
 
 
 class BrainDatabases:

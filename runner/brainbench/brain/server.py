@@ -189,8 +189,9 @@ class EmbeddedPostgres:
     private = True  # every database on it is ours to lock down
     throwaway = True  # close() deletes the cluster: every database and role on it goes with it
     fresh = True  # a new cluster (a copy of an initdb that never ran): no run's databases on it to sweep
-    # A migrated template made on it ahead of the run (``prepare_ahead``'s ``then``), not yet adopted.
-    spare_template: str | None = None
+    # What ``prepare_ahead``'s ``then`` makes on it while the run goes on (a migrated template's name,
+    # brain/databases.py), until the run adopts it; None: nothing is being made.
+    spare_template: Future[str] | None = None
 
     def __init__(self, parent: Path | None = None, max_connections: int = DEFAULT_MAX_CONNECTIONS,
                  start: bool = True) -> None:
@@ -528,11 +529,12 @@ def _embedded_parent(ram_needed: int) -> Path | None:
 
 
 def prepare_ahead(ram_needed: int = 0, max_connections: Callable[[], int] | None = None,
-                  then: Callable[[EmbeddedPostgres], None] | None = None) -> None:
+                  then: Callable[[EmbeddedPostgres], str] | None = None) -> None:
     """Make the embedded cluster (sweep, copy of the cached initdb, password) on a thread, for the
     ``open_server`` call that will ask for the same place; with ``max_connections`` (what the run
-    will ask for, computed on that thread) also start it, and then call ``then`` with it (best
-    effort: what it fails to do the run does itself).
+    will ask for, computed on that thread) also start it, hand it over, and go on with ``then``,
+    whose result waits in the server's ``spare_template`` (best effort: what it fails to make, the
+    run makes itself).
 
     Those steps are subprocesses (≈ 0.25–0.3 s of a run's wall with the start, little of its CPU), so
     they cost the runner nothing while it imports and loads its corpus on the same core.  A cluster
@@ -559,11 +561,14 @@ def prepare_ahead(ram_needed: int = 0, max_connections: Callable[[], int] | None
                 made.start()
         except BaseException:  # started by open_server instead, which says why if it fails too
             made.stop_quietly()
-        else:
-            if then is not None and made.running:
-                with contextlib.suppress(Exception):
-                    then(made)
+        spare: Future[str] | None = Future() if then is not None and made.running else None
+        made.spare_template = spare
         future.set_result(made)
+        if then is not None and spare is not None:
+            try:
+                spare.set_result(then(made))
+            except BaseException as exc:  # the run migrates its own template
+                spare.set_exception(exc)
 
     threading.Thread(target=prepare, name="brainbench-brain-ahead", daemon=True).start()
     atexit.register(_discard_ahead)

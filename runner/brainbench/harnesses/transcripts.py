@@ -51,7 +51,8 @@ def codex_rollout_lines(session_id: str, cwd: str, history: Iterable[HistoryItem
 
 
 def write_lines(path: Path, lines: Sequence[str]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not os.path.isdir(path.parent):
+        path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     os.replace(tmp, path)

@@ -7,6 +7,7 @@ rollout file, or OpenClaw's message list).  The runner keeps the history.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,8 +82,10 @@ class Conversation:
         # cannot go (docs/FIDELITY.md).  Prior context only feeds substring
         # suppression (slugs, whole titles): only a title holding U+FFFD could tell.
         payload = stringify(without_lone_surrogates(message)).encode()
-        # The hook starts in the session's cwd, the one its payload names, as under a harness.
-        self.workdir.mkdir(parents=True, exist_ok=True)
+        # The hook starts in the session's cwd, the one its payload names, as under a harness
+        # (made again if a hook removed it; a stat, not a failing mkdir, on every other call).
+        if not os.path.isdir(self.workdir):
+            self.workdir.mkdir(parents=True, exist_ok=True)
         call = HookCall(payload, self.env, self.timeout_s, cwd=str(self.workdir))
         mark = self.share.count(self.spec.harness) if self.share is not None else 0
         # The one layer that retries a hook call, and only for infrastructure faults (seam
