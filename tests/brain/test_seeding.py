@@ -117,3 +117,24 @@ def test_leased_brains_are_distinct_while_held_and_empty_when_reused(brain_dbs: 
             assert fresh.execute("SELECT (SELECT count(*) FROM config) + (SELECT count(*) FROM write_gate_receipts)"
                                  ).fetchone() == (0,)
             assert fresh.execute("SELECT nextval('write_gate_receipts_id_seq')").fetchone() == (1,)
+
+
+def test_parse_ahead_leaves_each_seed_only_its_writes_and_no_error_of_its_own(reference: Path) -> None:
+    from brainbench.brain.markdown import parse_page
+    from brainbench.brain.seeding import parse_ahead
+    from brainbench.corpus.slugs import validate_slug
+
+    corpus = load_corpus(reference / "corpus" / "fixtures", reference / "corpus" / "gold")
+    fixtures = [item.fixture for item in corpus.fixtures]
+    broken = Fixture.model_validate({**fixtures[0].model_dump(mode="json", exclude_none=True),
+                                     "fixture_id": "broken-page",
+                                     "seed_pages": [{"slug": "Not A Slug!", "content": "x"},
+                                                    {"slug": "ok/page", "content": "---\nbad: [\n---\nbody"}]})
+    parse_page.cache_clear()
+    parse_ahead([broken, *fixtures])  # the bad slug and the bad frontmatter are left to their seed
+    pages = [(validate_slug(p.slug), p.content) for f in fixtures for p in f.seed_pages or []]
+    before = parse_page.cache_info()
+    for slug, content in pages:
+        parse_page(slug, content)
+    after = parse_page.cache_info()
+    assert pages and after.hits - before.hits == len(pages) and after.misses == before.misses

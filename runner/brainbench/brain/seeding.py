@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import psycopg
 
+from brainbench.brain.markdown import parse_page
 from brainbench.brain.store import ensure_sources, import_page, insert_fact
 from brainbench.corpus.slugs import SlugError, validate_slug
 from brainbench.models.corpus import Fixture
@@ -27,6 +29,23 @@ class SeedReport:
         for slug, sources in other.slug_sources.items():
             merged.setdefault(slug, set()).update(sources)
         return SeedReport(merged, self.pages + other.pages, self.facts + other.facts)
+
+
+def parse_ahead(fixtures: Iterable[Fixture]) -> None:
+    """Parse the pages ``fixtures`` will seed, in order, into ``parse_page``'s cache (at most half of
+    it, so the first fixtures' pages are still there when they are seeded): a run does this while
+    it starts its seams, and each seed then only writes, in the replay, where the runner's thread
+    is the run's narrowest resource.  A page that does not parse is left to its seed to report."""
+    room = (parse_page.cache_info().maxsize or 0) // 2
+    for fixture in fixtures:
+        for page in fixture.seed_pages or []:
+            if room <= 0:
+                return
+            room -= 1
+            try:
+                parse_page(validate_slug(page.slug), page.content)
+            except Exception:
+                continue
 
 
 def seed_fixture(conn: psycopg.Connection, fixture: Fixture) -> SeedReport:

@@ -31,7 +31,7 @@ from brainbench.brain.budget import (
 )
 from brainbench.brain.databases import PREFIX, Brain, BrainDatabases, sweep_databases
 from brainbench.brain.gate import SeamGates, server_socket
-from brainbench.brain.seeding import SeedError, SeedReport, seed_fixture
+from brainbench.brain.seeding import SeedError, SeedReport, parse_ahead, seed_fixture
 from brainbench.brain.server import (
     DatabaseFailure,
     ExternalPostgres,
@@ -48,6 +48,7 @@ from brainbench.executors.base import ExecutorError
 from brainbench.models.behaviour import BEHAVIOUR_ENV, NEWEST, Behaviour
 from brainbench.models.budget import Concurrency
 from brainbench.models.config import RunConfig
+from brainbench.models.corpus import Fixture
 from brainbench.models.phases import RunPhases
 from brainbench.models.result import Fault, RunResult, SeamInfo, SeedFailure, TraceInfo
 from brainbench.models.shard import ShardInfo, ShardSpec
@@ -282,6 +283,13 @@ class Runner:
             out.write_back = await anyio.to_thread.run_sync(self._stages.write_back, conn, item)
         return out
 
+    def _to_seed(self) -> list[Fixture]:
+        """The fixtures this run still seeds into its brain, in the order it replays them."""
+        regular = [i.fixture for i in self.plan.regular if i.fixture_id not in self.outcomes]
+        pairs = [f.fixture for p in self.plan.pairs if pair_key(p.pair_id) not in self.outcomes
+                 for f in (p.writer, p.reader)]
+        return regular + pairs
+
     def _image_seams(self, suite: str) -> dict[str, SeededSeam]:
         """The image-seeded seams whose image declares a path to ``suite`` (seed contract v2)."""
         return {h: s for h, s in self.seeded.items() if s.contract.no_path(suite) is None}
@@ -453,6 +461,7 @@ class Runner:
 
             async with anyio.create_task_group() as start_up:
                 start_up.start_soon(sweep_files)
+                start_up.start_soon(anyio.to_thread.run_sync, parse_ahead, self._to_seed())
                 start_up.start_soon(prepare_brains)
                 start_up.start_soon(prepare_seams)
             self.seeded = await prepare_seeded_seams(self.seams, dbs, self.events.phase, self.clock)
