@@ -10,6 +10,7 @@ import contextlib
 import os
 import shutil
 import signal
+import threading
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
@@ -535,7 +536,8 @@ class Runner:
         parent = getattr(server, "root", None)
         return SeamGates(upstream, dict.fromkeys(self.config.harnesses, cap), parent, self.ledger.breach)
 
-    async def run(self, server: PostgresServer) -> RunResult:
+    async def replay(self, server: PostgresServer) -> None:
+        """The whole run on ``server`` up to its result (:meth:`final_result`)."""
         async with anyio.create_task_group() as outer:
             # The watcher is up before any brain or seam exists, so every interruption
             # goes through the same cleanup path.
@@ -544,6 +546,9 @@ class Runner:
                 await self._run(server)
             finally:
                 outer.cancel_scope.cancel()
+
+    def final_result(self) -> RunResult:
+        """The result of a :meth:`replay` that returned: complete, or as far as an interruption let it go."""
         if self.interrupted_by is not None:
             return self.result(complete=False, interrupted_by=self.interrupted_by)
         return self.result()
@@ -668,7 +673,24 @@ def run_benchmark(config: RunConfig, corpus: Corpus, stages: Stages, events: Run
     finally:
         signal.signal(signal.SIGTERM, previous)
     try:
-        return anyio.run(runner.run, server)
+        _replay(runner, server)
+    except BaseException:
+        server.close()
+        raise
+    # The server's stop and the removal of its files (~50 ms) overlap the result's assembly.
+    closing = threading.Thread(target=server.close, name="brain-server-close")
+    closing.start()
+    try:
+        return runner.final_result()
+    finally:
+        closing.join()
+
+
+def _replay(runner: Runner, server: PostgresServer) -> None:
+    """``runner.replay`` on ``server``; a failure that explains the abort is raised as a run failure
+    carrying the partial result."""
+    try:
+        anyio.run(runner.replay, server)
     except BaseExceptionGroup as group:
         # Task-group failures arrive wrapped; surface the one that explains the abort.
         failure = _explain(group, server)
@@ -682,8 +704,6 @@ def run_benchmark(config: RunConfig, corpus: Corpus, stages: Stages, events: Run
             raise
         failure.partial = runner.result(complete=False, interrupted_by="error")  # type: ignore[attr-defined]
         raise failure from None
-    finally:
-        server.close()
 
 
 def _explain(group: BaseExceptionGroup, server: PostgresServer) -> Exception | None:
