@@ -134,6 +134,9 @@ def test_the_template_migrated_ahead_is_the_runs_own_once_labelled_and_only_once
     try:
         assert opened.spare_template is not None, "handed over while the template is being made"
         assert opened.spare_template.result(timeout=60) == SPARE_TEMPLATE
+        with psycopg.connect(opened.admin_url, autocommit=True) as conn:  # no hook could connect to it, ever
+            assert conn.execute("SELECT count(*) FROM pg_database d, aclexplode(d.datacl) a WHERE d.datname = %s"
+                                " AND a.grantee = 0", (SPARE_TEMPLATE,)).fetchone() == (0,)
         adopted = BrainDatabases(opened, "aheadrun", ["codex"])
         adopted.prepare()
         assert opened.spare_template is None, "adopted once"
@@ -153,9 +156,11 @@ def test_the_template_migrated_ahead_is_the_runs_own_once_labelled_and_only_once
 
 def test_a_template_that_cannot_be_made_ahead_is_made_by_the_run(short_scratch: Path,
                                                                  monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from brainbench.brain.databases import BrainDatabases
+    from brainbench.brain.databases import SPARE_TEMPLATE, BrainDatabases
 
-    def fails(made: EmbeddedPostgres) -> str:
+    def fails(made: EmbeddedPostgres) -> str:  # as one cut short by the run's restart of the server
+        with psycopg.connect(made.admin_url, autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {SPARE_TEMPLATE}")
         raise psycopg.OperationalError("no template ahead")
 
     monkeypatch.setenv("BRAINBENCH_SCRATCH_DIR", str(short_scratch))
@@ -168,6 +173,8 @@ def test_a_template_that_cannot_be_made_ahead_is_made_by_the_run(short_scratch: 
         dbs = BrainDatabases(opened, "plainrun", ["codex"])
         dbs.prepare()
         assert _schema(opened.database_url(dbs.template)) != []
+        with psycopg.connect(opened.admin_url, autocommit=True) as conn:  # its remains are gone
+            assert conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (SPARE_TEMPLATE,)).fetchone() is None
         dbs.close()
     finally:
         opened.close()

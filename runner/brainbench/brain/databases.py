@@ -58,22 +58,24 @@ def make_spare_template(server: EmbeddedPostgres) -> str:
     it, or makes one as ever when there is none (this failed, or the server was not made ahead)."""
     with psycopg.connect(server.database_url("postgres"), autocommit=True) as conn:
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(SPARE_TEMPLATE)))
+        roles.lock_database(conn, SPARE_TEMPLATE)  # before anything else: no hook may ever connect to it
     with psycopg.connect(server.database_url(SPARE_TEMPLATE), autocommit=True) as conn:
         build_schema(conn)
     return SPARE_TEMPLATE
 
 
-def take_spare_template(server: PostgresServer) -> str | None:
+def take_spare_template(server: PostgresServer) -> tuple[str | None, bool]:
     """The migrated template made ahead on ``server`` (waiting for it while it is being made), at most
-    once; None: make one."""
+    once, and whether one was being made: (None, True) is one that failed or is stuck, whose remains
+    the caller drops; (None, False): none was asked for."""
     spare: Future[str] | None = getattr(server, "spare_template", None)
     if spare is None:
-        return None
+        return None, False
     server.spare_template = None  # type: ignore[attr-defined]
     try:
-        return spare.result(timeout=SPARE_TEMPLATE_WAIT_S)
-    except Exception:  # it failed, or is stuck: made here instead (a stuck one stays unused)
-        return None
+        return spare.result(timeout=SPARE_TEMPLATE_WAIT_S), True
+    except Exception:  # e.g. the run restarted the server at its own size under the migrations
+        return None, True
 
 
 class BrainDatabases:
@@ -125,13 +127,15 @@ class BrainDatabases:
             yield conn
 
     def prepare(self) -> None:
-        spare = take_spare_template(self.server)
+        spare, attempted = take_spare_template(self.server)
         with self._admin() as conn:
             roles.check_privileges(conn)
             if not roles.may_set_temp_file_limit(conn):
                 self.temp_file_limit_kb = None  # the watchdog's per-seam bound is what is left (SECURITY-BRAIN.md)
             self._file_copy = conn.info.server_version >= 150000
             if spare is None:
+                if attempted:
+                    drop_database(conn, SPARE_TEMPLATE)  # what a failed one left: nobody's template
                 conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(self.template)))
             else:
                 conn.execute(sql.SQL("ALTER DATABASE {} RENAME TO {}").format(
