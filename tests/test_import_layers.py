@@ -18,7 +18,7 @@ PACKAGE = Path(brainbench.__file__).parent
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("models",),  # shapes (pydantic models, the hook-call dataclasses)
     ("jsjson", "jsstring", "jscase", "jsdate", "scratch", "ownership", "scratch_owner", "version", "_revision",
-     "disk_full", "process_exit"),  # small shared helpers
+     "disk_full", "process_exit", "collector"),  # small shared helpers
     ("corpus",),
     ("brain",),
     ("memory",),  # memory systems the trust suites drive: the operations interface and our reference one

@@ -234,8 +234,9 @@ def _keep_seed(config: RunConfig, fresh, commitment: str, fixtures_hash: str) ->
 
 def runs_our_adapters_locally(config: RunConfig) -> bool:
     """Whether some seam of the run is our own adapter run as a local process (so through the warm hook server)."""
-    return config.executor == "local" and any(
-        not ((o := config.seams.get(h)) and (o.image or o.command)) for h in config.harnesses)
+    from brainbench.orchestrator.launch import ours_locally
+
+    return any(ours_locally(config, h) for h in config.harnesses)
 
 
 def _warm_hook_server(config: RunConfig) -> None:

@@ -196,3 +196,15 @@ def test_a_run_starts_the_server_ahead_only_for_our_adapters_as_local_processes(
     assert not runs_our_adapters_locally(RunConfig(executor="docker"))
     assert not runs_our_adapters_locally(RunConfig(
         harnesses=["codex"], seams={"codex": SeamOverride(command=["/bin/true"])}))
+
+
+def test_only_our_own_adapters_run_here_reach_the_brain_without_a_gate() -> None:
+    from brainbench.models.config import RunConfig, SeamOverride
+    from brainbench.orchestrator.launch import gated_seams
+
+    assert gated_seams(RunConfig()) == []
+    mixed = RunConfig(seams={"codex": SeamOverride(image="example/memory:1"),
+                             "openclaw": SeamOverride(command=["/bin/true"])})
+    assert gated_seams(mixed) == [h for h in mixed.harnesses if h in ("codex", "openclaw")]
+    assert sorted(gated_seams(RunConfig(executor="docker"))) == sorted(RunConfig().harnesses)
+    assert sorted(gated_seams(RunConfig(executor="sidecar"))) == sorted(RunConfig().harnesses)

@@ -47,6 +47,19 @@ def seams_side_by_side(executor: str, seams: Sequence[ActiveSeam]) -> bool:
     return executor != "sidecar" and all(seam.production_image is None for seam in seams)
 
 
+def ours_locally(config: RunConfig, harness: str) -> bool:
+    """Whether the seam is our own adapter run as a local process of the runner (through the warm hook
+    server): no image, no command of someone else's behind it."""
+    override = config.seams.get(harness)
+    return provider_for(config, harness) == "local" and not (override and override.command)
+
+
+def gated_seams(config: RunConfig) -> list[str]:
+    """The seams whose connections to a Unix-socket brain go through a gate of their own (brain/gate.py):
+    every seam we did not write, and ours when they run in containers (docs/SECURITY-BRAIN.md)."""
+    return [h for h in dict.fromkeys(config.harnesses) if not ours_locally(config, h)]
+
+
 def provider_for(config: RunConfig, harness: str) -> str:
     if config.executor == "sidecar":
         return "sidecar"  # every seam is a sidecar's call server; the pod says which image

@@ -60,6 +60,7 @@ from brainbench.orchestrator.image_seed import SeededSeam, one_clone, prepare_se
 from brainbench.orchestrator.launch import (
     ActiveSeam,
     Providers,
+    gated_seams,
     images_over_cores,
     provider_for,
     remote_docker,
@@ -526,15 +527,20 @@ class Runner:
                     (workroot / OWNER_FILE).unlink(missing_ok=True)
 
     def _open_gates(self, server: PostgresServer) -> SeamGates | None:
-        """A gate per seam in front of a Unix-socket server (the embedded one, or a socket URL): each
-        seam's connections are counted from ``accept`` on, capped at what the budget gives it."""
+        """A gate per seam we did not write in front of a Unix-socket server (the embedded one, or a
+        socket URL): each such seam's connections are counted from ``accept`` on, capped at what the
+        budget gives it.  Our own adapters run here connect to the server's socket itself: they are
+        the runner's code, as its user, and a gate would only relay their bytes (docs/SECURITY-BRAIN.md)."""
         upstream = server_socket(server.database_url("postgres"))
         if upstream is None:
             return None  # TCP: each role's CONNECTION LIMIT only (docs/SECURITY-BRAIN.md)
+        gated = gated_seams(self.config)
+        if not gated:
+            return None
         cap = (self.concurrency.budget.per_hook_role if self.concurrency is not None
                else hook_role_connection_limit(self.jobs, "stream"))
         parent = getattr(server, "root", None)
-        return SeamGates(upstream, dict.fromkeys(self.config.harnesses, cap), parent, self.ledger.breach)
+        return SeamGates(upstream, dict.fromkeys(gated, cap), parent, self.ledger.breach)
 
     async def replay(self, server: PostgresServer) -> None:
         """The whole run on ``server`` up to its result (:meth:`final_result`)."""
