@@ -41,7 +41,7 @@ def measure(rounds: int = 3) -> dict[str, Any]:
         finally:
             inside.append(time.perf_counter() - t0)
 
-    def passthrough(conn, item, traces, contexts, slug_sources):  # type: ignore[no-untyped-def]
+    def passthrough(conn, item, traces, contexts, slug_sources, *_behaviour):  # type: ignore[no-untyped-def]
         return list(traces)
 
     walls: dict[str, list[float]] = {"with diagnosis": [], "wire evidence only": []}
