@@ -270,11 +270,11 @@ def _embedded_brain_ahead(config: RunConfig) -> None:
                   _spare_template)
 
 
-def _spare_template(server: EmbeddedPostgres) -> None:
+def _spare_template(server: EmbeddedPostgres) -> str:
     # Imported on the thread that makes the server: the migrations overlap this thread's imports.
     from brainbench.brain.databases import make_spare_template
 
-    make_spare_template(server)
+    return make_spare_template(server)
 
 
 def _ahead_max_connections(config: RunConfig) -> int:

@@ -126,10 +126,11 @@ def _schema(url: str) -> list[tuple[str, ...]]:
 
 def test_the_template_migrated_ahead_is_the_runs_own_once_labelled_and_only_once(short_scratch: Path,
                                                                                 monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from brainbench.brain.databases import SPARE_TEMPLATE, BrainDatabases, make_spare_template
+    from brainbench.brain.databases import SPARE_TEMPLATE, BrainDatabases
+    from brainbench.cli_run import _spare_template  # what a run hands prepare_ahead
 
     monkeypatch.setenv("BRAINBENCH_SCRATCH_DIR", str(short_scratch))
-    prepare_ahead(ram_needed=1, max_connections=lambda: 20, then=make_spare_template)
+    prepare_ahead(ram_needed=1, max_connections=lambda: 20, then=_spare_template)
     opened = open_server(None, max_connections=20, ram_needed=1)
     try:
         assert opened.spare_template is not None, "handed over while the template is being made"
