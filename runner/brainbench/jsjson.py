@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
+from brainbench.jsstring import holds_surrogate
+
 __all__ = [
     "MadeOnDemand",
     "js_json_chunks",
@@ -135,7 +137,7 @@ def _quote(s: str) -> str:
     # the same set (same lowercase \u00xx form) except surrogates, patched after.  The encoder's
     # own string function, not json.dumps: no encoder object per string.
     out = encode_basestring(s)
-    if not s.isascii() and _SURROGATE.search(s):
+    if holds_surrogate(s):
         out = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
     return out
 
@@ -285,14 +287,14 @@ def _plain(value: Any) -> bool:
     while stack:
         item = stack.pop()
         if isinstance(item, str):
-            if not item.isascii() and _SURROGATE.search(item):
+            if holds_surrogate(item):
                 return False
         elif isinstance(item, int):  # bool too: true/false either way
             if not -_SAFE_INTEGER < item < _SAFE_INTEGER:
                 return False
         elif isinstance(item, dict):
             for key in item:
-                if not isinstance(key, str) or key[:1].isdigit() or (not key.isascii() and _SURROGATE.search(key)):
+                if not isinstance(key, str) or key[:1].isdigit() or holds_surrogate(key):
                     return False
             stack.extend(item.values())
         elif isinstance(item, list):

@@ -122,6 +122,11 @@ def js_slice(text: str, start: int, end: int | None = None) -> str:
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def holds_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a surrogate code point (a lone half, in a Python ``str``)."""
+    return not text.isascii() and _LONE_SURROGATE.search(text) is not None
+
+
 def without_lone_surrogates(value: Any) -> Any:
     """A JSON value with every lone surrogate in its strings (keys too) as U+FFFD.
 
@@ -159,7 +164,7 @@ def _holds_surrogate(value: Any) -> bool:
     while stack:
         item = stack.pop()
         if isinstance(item, str):
-            if not item.isascii() and _LONE_SURROGATE.search(item):
+            if holds_surrogate(item):
                 return True
         elif isinstance(item, list):
             stack.extend(item)
