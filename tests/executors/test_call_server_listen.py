@@ -254,10 +254,13 @@ def test_calls_sent_just_before_a_hang_up_are_killed(server: tuple[int, str, str
         sent += 1
     assert sent == 20
     # A hook is killed as soon as the server learns its pid, when Popen returns; under the parallel
-    # pass's load that took over 10 s once in CI (the hook itself was still starting), and twice a
-    # survivor seen at 60 s was gone a moment later (its kill came just after), so allow 120.
+    # pass's load that took over 10 s once in CI (the hook itself was still starting). No hook seen
+    # is not enough to stop waiting: a call's thread may not have started its hook yet (CI once saw
+    # one start, already being killed, just after the wait ended), so wait until the server is back to
+    # its one idle thread too, which holds once every call's thread has reaped its hook.
+    server_pid = next(pid for pid, cmdline in _cmdlines(marker).items() if "--listen" in cmdline)
     deadline = time.monotonic() + 120
-    while _hooks(marker) and time.monotonic() < deadline:
+    while (_hooks(marker) or _threads(server_pid) > 1) and time.monotonic() < deadline:
         time.sleep(0.05)
     survivors = _hooks(marker)
     seen = {pid: _stat(pid) for pid in survivors}  # for the failure message: how each one lives on
@@ -265,6 +268,11 @@ def test_calls_sent_just_before_a_hang_up_are_killed(server: tuple[int, str, str
         with contextlib.suppress(OSError):
             os.kill(pid, 9)
     assert not survivors, f"{len(survivors)} hook(s) outlived their client's hang-up: {seen}"
+    assert _threads(server_pid) == 1, "a call's thread outlived its killed hook by 120 s"
+
+
+def _threads(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/task"))
 
 
 def _stat(pid: int) -> str:
